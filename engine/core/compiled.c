@@ -1,0 +1,452 @@
+/* clinfer — compiling a model into a plan (passes, kernel selection,
+ * memory planning) and the CPU executor that runs requests on it. */
+#include "core/internal.h"
+#include "passes/passes.h"
+#include <omp.h>
+#include <string.h>
+#include <stdlib.h>
+
+#define MAX_PLANS 8
+
+/* ---------------------------------------------------------------- */
+/* Plans                                                             */
+
+void
+clinfer_plan_free (ClinferPlan *plan)
+{
+  if (plan == NULL)
+    return;
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    if (st->kernel.free_state)
+      st->kernel.free_state (st->kernel.state);
+    g_free (st->kernel.name);
+    g_free (st->in_slots);
+    g_free (st->out_slots);
+    g_free (st->op_label);
+    g_free (st->shape_label);
+  }
+  for (guint i = 0; i < plan->slots->len; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    if (s->value)
+      clinfer_tensor_unref (s->value);
+  }
+  g_array_unref (plan->steps);
+  g_array_unref (plan->slots);
+  g_free (plan->output_slots);
+  g_free (plan->input_shapes);
+  clinfer_graph_free (plan->graph);
+  g_free (plan);
+}
+
+static gboolean
+shapes_equal (const ClinferShape *a, const ClinferShape *b, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (!clinfer_shape_equal (&a[i], &b[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* Slot index of every node output, created on first sight. */
+static guint
+slot_for (ClinferPlan *plan, GHashTable *port_slot, ClinferNode *node,
+    guint port, const ClinferCompiled *c)
+{
+  gpointer key = &node->outputs[port];
+  gpointer v;
+  ClinferSlot s = { 0 };
+  const ClinferPortDesc *d = &node->outputs[port];
+
+  if (g_hash_table_lookup_extended (port_slot, key, NULL, &v))
+    return GPOINTER_TO_UINT (v);
+  s.type = d->type;
+  s.shape = d->shape;
+  s.first_step = -1;
+  s.last_step = -1;
+  if (d->value) {
+    s.kind = CLINFER_SLOT_CONSTANT;
+    s.value = clinfer_tensor_ref (d->value);
+  } else if (strcmp (node->op_type, "Parameter") == 0 && *node->domain == '\0') {
+    s.kind = CLINFER_SLOT_INPUT;
+    for (guint i = 0; i < plan->graph->inputs->len; i++)
+      if (g_ptr_array_index (plan->graph->inputs, i) == node)
+        s.input_index = i;
+  } else if (clinfer_shape_is_static (&d->shape)
+      && clinfer_element_type_size (d->type) > 0) {
+    s.kind = CLINFER_SLOT_ARENA;
+    s.bytes = (gsize) clinfer_shape_n_elements (&d->shape)
+        * clinfer_element_type_size (d->type);
+  } else {
+    s.kind = CLINFER_SLOT_DYNAMIC;
+  }
+  g_array_append_val (plan->slots, s);
+  g_hash_table_insert (port_slot, key, GUINT_TO_POINTER (plan->slots->len - 1));
+  return plan->slots->len - 1;
+}
+
+static gboolean
+step_is_dynamic (const ClinferNode *node)
+{
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (!clinfer_shape_is_static (&node->outputs[i].shape))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+select_kernel (ClinferCompiled *c, ClinferStep *st, GError **error)
+{
+  ClinferCpuKernelFactory factory;
+
+  if (!st->dynamic && (factory = clinfer_cpu_kernel_lookup (st->node))) {
+    GError *local = NULL;
+    if (factory (st->node, c->isa, &st->kernel, &local))
+      return TRUE;
+    if (local) {
+      g_propagate_prefixed_error (error, local, "%s: ", c->model->path);
+      return FALSE;
+    }
+    memset (&st->kernel, 0, sizeof (st->kernel));
+  }
+  if (st->node->def->eval == NULL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
+        "%s: node %s cannot run on device %s (no kernel)", c->model->path,
+        clinfer_node_label (st->node), c->device_name);
+    return FALSE;
+  }
+  st->kernel.name = g_strdup ("reference");
+  return TRUE;
+}
+
+static void
+mark_use (ClinferPlan *plan, guint slot, int step)
+{
+  ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, slot);
+  if (s->first_step < 0 || step < s->first_step)
+    s->first_step = step;
+  s->last_step = MAX (s->last_step, step);
+}
+
+/* Builds steps and slots from the optimised graph in topological order. */
+static gboolean
+build_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
+{
+  g_autoptr (GPtrArray) order = clinfer_graph_topological_order (plan->graph, error);
+  g_autoptr (GHashTable) port_slot = g_hash_table_new (NULL, NULL);
+
+  if (order == NULL)
+    return FALSE;
+  for (guint i = 0; i < plan->graph->inputs->len; i++)
+    slot_for (plan, port_slot, g_ptr_array_index (plan->graph->inputs, i), 0, c);
+  for (guint i = 0; i < order->len; i++) {
+    ClinferNode *node = g_ptr_array_index (order, i);
+    ClinferStep st = { 0 };
+    int idx = (int) plan->steps->len;
+    gboolean all_const = node->n_outputs > 0;
+
+    for (guint j = 0; j < node->n_outputs; j++)
+      all_const = all_const && node->outputs[j].value != NULL;
+    if ((node->def->flags & CLINFER_OP_SOURCE) || all_const)
+      continue;
+    st.node = node;
+    st.dynamic = step_is_dynamic (node);
+    st.in_slots = g_new (guint, MAX (node->n_inputs, 1));
+    st.out_slots = g_new (guint, MAX (node->n_outputs, 1));
+    for (guint j = 0; j < node->n_inputs; j++) {
+      if (node->inputs[j].node == NULL) {
+        st.in_slots[j] = G_MAXUINT;
+        continue;
+      }
+      st.in_slots[j] = slot_for (plan, port_slot, node->inputs[j].node,
+          node->inputs[j].port, c);
+      mark_use (plan, st.in_slots[j], idx);
+    }
+    for (guint j = 0; j < node->n_outputs; j++) {
+      st.out_slots[j] = slot_for (plan, port_slot, node, j, c);
+      mark_use (plan, st.out_slots[j], idx);
+    }
+    st.op_label = g_strdup (node->op_type);
+    st.shape_label = node->n_outputs
+        ? clinfer_shape_to_string (&node->outputs[0].shape) : g_strdup ("");
+    if (!select_kernel (c, &st, error)) {
+      g_free (st.in_slots);
+      g_free (st.out_slots);
+      g_free (st.op_label);
+      g_free (st.shape_label);
+      return FALSE;
+    }
+    g_array_append_val (plan->steps, st);
+  }
+  plan->n_outputs = plan->graph->outputs->len;
+  plan->output_slots = g_new (guint, MAX (plan->n_outputs, 1));
+  for (guint i = 0; i < plan->n_outputs; i++) {
+    ClinferGraphOutput *o = &g_array_index (plan->graph->outputs,
+        ClinferGraphOutput, i);
+    ClinferSlot *s;
+    plan->output_slots[i] = slot_for (plan, port_slot, o->ref.node, o->ref.port, c);
+    s = &g_array_index (plan->slots, ClinferSlot, plan->output_slots[i]);
+    s->is_output = TRUE;
+    s->last_step = G_MAXINT;
+  }
+  return TRUE;
+}
+
+static ClinferPlan *
+plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
+{
+  ClinferPlan *plan = g_new0 (ClinferPlan, 1);
+  ClinferPassContext ctx = { c->config, clinfer_graph_get_opset (c->model->graph, "") };
+  gint64 t0 = g_get_monotonic_time ();
+
+  plan->graph = clinfer_graph_copy (c->model->graph);
+  plan->n_inputs = plan->graph->inputs->len;
+  plan->input_shapes = g_new0 (ClinferShape, MAX (plan->n_inputs, 1));
+  plan->slots = g_array_new (FALSE, TRUE, sizeof (ClinferSlot));
+  plan->steps = g_array_new (FALSE, TRUE, sizeof (ClinferStep));
+  for (guint i = 0; i < plan->n_inputs; i++) {
+    ClinferNode *n = g_ptr_array_index (plan->graph->inputs, i);
+    plan->input_shapes[i] = shapes[i];
+    n->outputs[0].shape = shapes[i];
+  }
+  if (!clinfer_graph_resolve_ops (plan->graph, error)
+      || !clinfer_passes_run (plan->graph, &ctx, error)
+      || !build_steps (c, plan, error)) {
+    clinfer_plan_free (plan);
+    return NULL;
+  }
+  clinfer_plan_assign_memory (plan);
+  g_debug ("%s: plan with %u steps, arena %" G_GSIZE_FORMAT " bytes (%"
+      G_GSIZE_FORMAT " without reuse), built in %.1f ms", c->model->path,
+      plan->steps->len, plan->arena_size, plan->unplanned_size,
+      (g_get_monotonic_time () - t0) / 1000.0);
+  return plan;
+}
+
+/* Finds or builds the plan for @shapes (one per input). Thread-safe. */
+ClinferPlan *
+clinfer_compiled_get_plan (ClinferCompiled *c, const ClinferShape *shapes,
+    GError **error)
+{
+  ClinferPlan *plan = NULL;
+
+  g_mutex_lock (&c->lock);
+  for (guint i = 0; i < c->plans->len; i++) {
+    ClinferPlan *p = g_ptr_array_index (c->plans, i);
+    if (shapes_equal (p->input_shapes, shapes, p->n_inputs)) {
+      plan = p;
+      break;
+    }
+  }
+  if (plan == NULL) {
+    plan = plan_build (c, shapes, error);
+    if (plan) {
+      /* Old plans stay alive (requests may hold them) until the
+       * compiled model dies; the list is capped by refusing to cache
+       * more than MAX_PLANS shape sets at the front. */
+      g_ptr_array_insert (c->plans, 0, plan);
+      if (c->plans->len > MAX_PLANS)
+        g_debug ("%s: more than %d input shape sets seen", c->model->path,
+            MAX_PLANS);
+    }
+  }
+  g_mutex_unlock (&c->lock);
+  return plan;
+}
+
+/* ---------------------------------------------------------------- */
+/* Compile                                                           */
+
+static gboolean
+check_device (ClinferCompiled *c, const char *device, GError **error)
+{
+  if (g_ascii_strcasecmp (device, "CPU") == 0) {
+    c->device_name = g_strdup ("CPU");
+    return TRUE;
+  }
+  if (g_ascii_strcasecmp (device, "AUTO") == 0) {
+    /* No OpenCL device yet: AUTO is the native CPU device. */
+    c->device_name = g_strdup ("CPU");
+    return TRUE;
+  }
+  if (g_ascii_strncasecmp (device, "GPU", 3) == 0) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "device '%s': the OpenCL (GPU) device is not implemented yet", device);
+    return FALSE;
+  }
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+      "unknown device '%s' (expected CPU, GPU, GPU.N or AUTO)", device);
+  return FALSE;
+}
+
+static void
+ports_from_plan (ClinferCompiled *c, ClinferPlan *plan)
+{
+  g_array_set_size (c->inputs, 0);
+  g_array_set_size (c->outputs, 0);
+  for (guint i = 0; i < clinfer_model_get_n_inputs (c->model); i++) {
+    ClinferPortInfo info;
+    clinfer_model_get_input (c->model, i, &info);
+    if (plan)
+      info.shape = plan->input_shapes[i];
+    g_array_append_val (c->inputs, info);
+  }
+  for (guint i = 0; i < clinfer_model_get_n_outputs (c->model); i++) {
+    ClinferPortInfo info;
+    clinfer_model_get_output (c->model, i, &info);
+    if (plan) {
+      ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot,
+          plan->output_slots[i]);
+      info.type = s->type;
+      info.shape = s->shape;
+    }
+    g_array_append_val (c->outputs, info);
+  }
+}
+
+ClinferCompiled *
+clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
+    GError **error)
+{
+  g_autoptr (ClinferCompileConfig) defaults = NULL;
+  ClinferCompiled *c;
+  guint n_in = clinfer_model_get_n_inputs (model);
+  g_autofree ClinferShape *shapes = g_new0 (ClinferShape, MAX (n_in, 1));
+  gboolean all_static = TRUE;
+
+  if (config == NULL)
+    config = defaults = clinfer_compile_config_new ();
+  if (config->config_file) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "%s: custom OpenCL kernels (config file) are not implemented yet",
+        config->config_file);
+    return NULL;
+  }
+  if (config->custom_libs->len > 0) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "%s: custom CPU op libraries are not implemented yet",
+        (const char *) g_ptr_array_index (config->custom_libs, 0));
+    return NULL;
+  }
+  c = g_new0 (ClinferCompiled, 1);
+  c->ref_count = 1;
+  c->model = clinfer_model_ref (model);
+  c->config = clinfer_compile_config_copy (config);
+  c->threads = config->threads > 0 ? config->threads : omp_get_num_procs ();
+  c->isa = clinfer_cpu_isa_detect ();
+  g_mutex_init (&c->lock);
+  c->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) clinfer_plan_free);
+  c->inputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
+  c->outputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
+  if (!check_device (c, config->device, error)) {
+    clinfer_compiled_unref (c);
+    return NULL;
+  }
+  for (guint i = 0; i < n_in; i++) {
+    ClinferPortInfo info;
+    clinfer_model_get_input (model, i, &info);
+    shapes[i] = info.shape;
+    all_static = all_static && clinfer_shape_is_static (&info.shape);
+  }
+  /* With static inputs the plan is built now, so compile errors surface
+   * here; otherwise at the first inference with concrete shapes. */
+  if (all_static && clinfer_compiled_get_plan (c, shapes, error) == NULL) {
+    clinfer_compiled_unref (c);
+    return NULL;
+  }
+  ports_from_plan (c, all_static ? g_ptr_array_index (c->plans, 0) : NULL);
+  return c;
+}
+
+ClinferCompiled *
+clinfer_compiled_ref (ClinferCompiled *compiled)
+{
+  g_atomic_int_inc (&compiled->ref_count);
+  return compiled;
+}
+
+void
+clinfer_compiled_unref (ClinferCompiled *c)
+{
+  if (c == NULL || !g_atomic_int_dec_and_test (&c->ref_count))
+    return;
+  g_ptr_array_unref (c->plans);
+  g_array_unref (c->inputs);
+  g_array_unref (c->outputs);
+  g_mutex_clear (&c->lock);
+  clinfer_compile_config_free (c->config);
+  clinfer_model_unref (c->model);
+  g_free (c->device_name);
+  g_free (c);
+}
+
+const char *
+clinfer_compiled_get_device_name (const ClinferCompiled *c)
+{
+  return c->device_name;
+}
+
+guint
+clinfer_compiled_get_n_inputs (const ClinferCompiled *c)
+{
+  return c->inputs->len;
+}
+
+guint
+clinfer_compiled_get_n_outputs (const ClinferCompiled *c)
+{
+  return c->outputs->len;
+}
+
+gboolean
+clinfer_compiled_get_input (const ClinferCompiled *c, guint index,
+    ClinferPortInfo *info)
+{
+  if (index >= c->inputs->len)
+    return FALSE;
+  *info = g_array_index (c->inputs, ClinferPortInfo, index);
+  return TRUE;
+}
+
+gboolean
+clinfer_compiled_get_output (const ClinferCompiled *c, guint index,
+    ClinferPortInfo *info)
+{
+  if (index >= c->outputs->len)
+    return FALSE;
+  *info = g_array_index (c->outputs, ClinferPortInfo, index);
+  return TRUE;
+}
+
+int
+clinfer_compiled_find_input (const ClinferCompiled *c, const char *name)
+{
+  return clinfer_model_find_input (c->model, name);
+}
+
+static ClinferPlan *
+current_plan (const ClinferCompiled *c)
+{
+  return c->plans->len ? g_ptr_array_index (c->plans, 0) : NULL;
+}
+
+gsize
+clinfer_compiled_get_arena_size (const ClinferCompiled *c)
+{
+  ClinferPlan *p = current_plan (c);
+  return p ? p->arena_size : 0;
+}
+
+gsize
+clinfer_compiled_get_unplanned_size (const ClinferCompiled *c)
+{
+  ClinferPlan *p = current_plan (c);
+  return p ? p->unplanned_size : 0;
+}
+
+guint
+clinfer_compiled_get_n_steps (const ClinferCompiled *c)
+{
+  ClinferPlan *p = current_plan (c);
+  return p ? p->steps->len : 0;
+}

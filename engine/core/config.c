@@ -1,0 +1,146 @@
+/* clinfer — ClinferCompileConfig: the options of clinfer_compile(). */
+#include "core/internal.h"
+#include "passes/passes.h"
+
+ClinferCompileConfig *
+clinfer_compile_config_new (void)
+{
+  ClinferCompileConfig *c = g_new0 (ClinferCompileConfig, 1);
+
+  c->device = g_strdup ("CPU");
+  c->allow_fallback = TRUE;
+  c->disabled_passes = g_ptr_array_new_with_free_func (g_free);
+  c->custom_libs = g_ptr_array_new_with_free_func (g_free);
+  return c;
+}
+
+ClinferCompileConfig *
+clinfer_compile_config_copy (const ClinferCompileConfig *src)
+{
+  ClinferCompileConfig *c = clinfer_compile_config_new ();
+
+  g_free (c->device);
+  c->device = g_strdup (src->device);
+  c->threads = src->threads;
+  c->allow_fallback = src->allow_fallback;
+  c->profiling = src->profiling;
+  c->config_file = g_strdup (src->config_file);
+  for (guint i = 0; i < src->disabled_passes->len; i++)
+    g_ptr_array_add (c->disabled_passes,
+        g_strdup (g_ptr_array_index (src->disabled_passes, i)));
+  for (guint i = 0; i < src->custom_libs->len; i++)
+    g_ptr_array_add (c->custom_libs,
+        g_strdup (g_ptr_array_index (src->custom_libs, i)));
+  return c;
+}
+
+void
+clinfer_compile_config_free (ClinferCompileConfig *config)
+{
+  if (config == NULL)
+    return;
+  g_free (config->device);
+  g_free (config->config_file);
+  g_ptr_array_unref (config->disabled_passes);
+  g_ptr_array_unref (config->custom_libs);
+  g_free (config);
+}
+
+void
+clinfer_compile_config_set_device (ClinferCompileConfig *config,
+    const char *device)
+{
+  g_free (config->device);
+  config->device = g_strdup (device ? device : "CPU");
+}
+
+const char *
+clinfer_compile_config_get_device (const ClinferCompileConfig *config)
+{
+  return config->device;
+}
+
+void
+clinfer_compile_config_set_threads (ClinferCompileConfig *config, int threads)
+{
+  config->threads = MAX (threads, 0);
+}
+
+int
+clinfer_compile_config_get_threads (const ClinferCompileConfig *config)
+{
+  return config->threads;
+}
+
+gboolean
+clinfer_compile_config_disable_pass (ClinferCompileConfig *config,
+    const char *name, GError **error)
+{
+  const ClinferPass *p = clinfer_pass_lookup (name);
+
+  if (p == NULL) {
+    g_autofree char *all = g_strjoinv (", ", (char **) clinfer_pass_get_names ());
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "unknown pass '%s' (passes: %s)", name, all);
+    return FALSE;
+  }
+  if (p->required) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "pass '%s' is required and cannot be disabled", name);
+    return FALSE;
+  }
+  if (!clinfer_compile_config_is_pass_disabled (config, name))
+    g_ptr_array_add (config->disabled_passes, g_strdup (name));
+  return TRUE;
+}
+
+gboolean
+clinfer_compile_config_is_pass_disabled (const ClinferCompileConfig *config,
+    const char *name)
+{
+  for (guint i = 0; i < config->disabled_passes->len; i++)
+    if (g_strcmp0 (g_ptr_array_index (config->disabled_passes, i), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+void
+clinfer_compile_config_set_allow_fallback (ClinferCompileConfig *config,
+    gboolean allow)
+{
+  config->allow_fallback = allow;
+}
+
+gboolean
+clinfer_compile_config_get_allow_fallback (const ClinferCompileConfig *config)
+{
+  return config->allow_fallback;
+}
+
+void
+clinfer_compile_config_set_config_file (ClinferCompileConfig *config,
+    const char *path)
+{
+  g_free (config->config_file);
+  config->config_file = g_strdup (path);
+}
+
+const char *
+clinfer_compile_config_get_config_file (const ClinferCompileConfig *config)
+{
+  return config->config_file;
+}
+
+void
+clinfer_compile_config_add_custom_lib (ClinferCompileConfig *config,
+    const char *path)
+{
+  g_ptr_array_add (config->custom_libs, g_strdup (path));
+}
+
+void
+clinfer_compile_config_set_profiling (ClinferCompileConfig *config,
+    gboolean enable)
+{
+  config->profiling = enable;
+}

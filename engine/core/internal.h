@@ -1,0 +1,91 @@
+/* clinfer — private definitions of the public objects (model, config,
+ * compiled model, request) and the execution plan. */
+#pragma once
+
+#include <clinfer/clinfer.h>
+#include "core/graph.h"
+#include "ops/op.h"
+#include "devices/cpu/cpu-kernels.h"
+
+G_BEGIN_DECLS
+
+struct _ClinferCompileConfig {
+  char *device;
+  int threads;
+  gboolean allow_fallback;
+  gboolean profiling;
+  char *config_file;
+  GPtrArray *disabled_passes;
+  GPtrArray *custom_libs;
+};
+
+struct _ClinferModel {
+  gint ref_count;
+  char *path;
+  ClinferGraph *graph;       /* as read; ops resolved */
+};
+
+/* ---- execution plan (engine/core/compiled.c, memplan.c) ---- */
+
+typedef enum {
+  CLINFER_SLOT_CONSTANT,     /* value owned by the plan */
+  CLINFER_SLOT_INPUT,        /* bound by the request */
+  CLINFER_SLOT_ARENA,        /* planned region of the request's arena */
+  CLINFER_SLOT_DYNAMIC,      /* shape known only at run time: allocated */
+} ClinferSlotKind;
+
+typedef struct {
+  ClinferSlotKind kind;
+  ClinferElementType type;
+  ClinferShape shape;
+  ClinferTensor *value;      /* CONSTANT */
+  guint input_index;         /* INPUT */
+  gsize offset, bytes;       /* ARENA */
+  int first_step, last_step; /* liveness, -1 = before the first step */
+  gboolean is_output;        /* kept alive to the end */
+} ClinferSlot;
+
+typedef struct {
+  ClinferNode *node;
+  guint *in_slots;           /* node->n_inputs entries, G_MAXUINT = absent */
+  guint *out_slots;          /* node->n_outputs entries */
+  ClinferCpuKernel kernel;   /* run == NULL: reference eval */
+  gboolean dynamic;          /* re-infer shapes at run time */
+  char *op_label;            /* e.g. "Conv+Add+Relu" */
+  char *shape_label;
+} ClinferStep;
+
+typedef struct {
+  ClinferGraph *graph;       /* specialised, optimised copy (owned) */
+  ClinferShape *input_shapes;  /* the shapes this plan was built for */
+  guint n_inputs;
+  GArray *slots;             /* ClinferSlot */
+  GArray *steps;             /* ClinferStep */
+  guint *output_slots;
+  guint n_outputs;
+  gsize arena_size;
+  gsize unplanned_size;
+} ClinferPlan;
+
+void clinfer_plan_free (ClinferPlan *plan);
+/* Assigns arena offsets to ARENA slots by liveness (greedy best fit,
+ * largest first). Sets plan->arena_size and plan->unplanned_size. */
+void clinfer_plan_assign_memory (ClinferPlan *plan);
+
+struct _ClinferCompiled {
+  gint ref_count;
+  ClinferModel *model;
+  ClinferCompileConfig *config;
+  char *device_name;
+  int threads;
+  ClinferCpuIsa isa;
+  GMutex lock;               /* guards plans */
+  GPtrArray *plans;          /* ClinferPlan*, most recent first */
+  /* Port info of the model, with dims fixed where the plan fixed them. */
+  GArray *inputs, *outputs;  /* ClinferPortInfo */
+};
+
+ClinferPlan *clinfer_compiled_get_plan (ClinferCompiled *compiled,
+    const ClinferShape *input_shapes, GError **error);
+
+G_END_DECLS

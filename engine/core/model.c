@@ -1,0 +1,146 @@
+/* clinfer — ClinferModel: reading model files and describing their ports. */
+#include "core/internal.h"
+#include "frontend/onnx/onnx-reader.h"
+#include <string.h>
+
+ClinferModel *
+clinfer_model_read (const char *path, GError **error)
+{
+  ClinferModel *model;
+  ClinferGraph *graph;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  if (g_str_has_suffix (path, ".xml")) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "%s: OpenVINO IR models are not implemented yet", path);
+    return NULL;
+  }
+  graph = clinfer_onnx_read (path, error);
+  if (graph == NULL)
+    return NULL;
+  if (!clinfer_graph_resolve_ops (graph, error)) {
+    clinfer_graph_free (graph);
+    return NULL;
+  }
+  model = g_new0 (ClinferModel, 1);
+  model->ref_count = 1;
+  model->path = g_strdup (path);
+  model->graph = graph;
+  return model;
+}
+
+ClinferModel *
+clinfer_model_ref (ClinferModel *model)
+{
+  g_atomic_int_inc (&model->ref_count);
+  return model;
+}
+
+void
+clinfer_model_unref (ClinferModel *model)
+{
+  if (model == NULL || !g_atomic_int_dec_and_test (&model->ref_count))
+    return;
+  clinfer_graph_free (model->graph);
+  g_free (model->path);
+  g_free (model);
+}
+
+const char *
+clinfer_model_get_path (const ClinferModel *model)
+{
+  return model->path;
+}
+
+guint
+clinfer_model_get_n_inputs (const ClinferModel *model)
+{
+  return model->graph->inputs->len;
+}
+
+guint
+clinfer_model_get_n_outputs (const ClinferModel *model)
+{
+  return model->graph->outputs->len;
+}
+
+gboolean
+clinfer_model_get_input (const ClinferModel *model, guint index,
+    ClinferPortInfo *info)
+{
+  ClinferNode *n;
+
+  if (index >= model->graph->inputs->len)
+    return FALSE;
+  n = g_ptr_array_index (model->graph->inputs, index);
+  info->name = n->outputs[0].name;
+  info->type = n->outputs[0].type;
+  info->shape = n->outputs[0].shape;
+  return TRUE;
+}
+
+gboolean
+clinfer_model_get_output (const ClinferModel *model, guint index,
+    ClinferPortInfo *info)
+{
+  const ClinferGraphOutput *o;
+  const ClinferPortDesc *d;
+
+  if (index >= model->graph->outputs->len)
+    return FALSE;
+  o = &g_array_index (model->graph->outputs, ClinferGraphOutput, index);
+  d = o->ref.node ? &o->ref.node->outputs[o->ref.port] : NULL;
+  info->name = o->name;
+  info->type = d ? d->type : CLINFER_TYPE_UNDEFINED;
+  info->shape = d ? d->shape : clinfer_shape_unknown ();
+  return TRUE;
+}
+
+int
+clinfer_model_find_input (const ClinferModel *model, const char *name)
+{
+  for (guint i = 0; i < model->graph->inputs->len; i++) {
+    ClinferNode *n = g_ptr_array_index (model->graph->inputs, i);
+    if (g_strcmp0 (n->outputs[0].name, name) == 0)
+      return (int) i;
+  }
+  return -1;
+}
+
+const char *
+clinfer_model_get_metadata (const ClinferModel *model, const char *key)
+{
+  return g_hash_table_lookup (model->graph->metadata, key);
+}
+
+gboolean
+clinfer_model_reshape (ClinferModel *model, const char *name,
+    const ClinferShape *shape, GError **error)
+{
+  int idx = clinfer_model_find_input (model, name);
+  ClinferNode *n;
+  ClinferShape *cur;
+
+  if (idx < 0) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: the model has no input named '%s'", model->path, name);
+    return FALSE;
+  }
+  n = g_ptr_array_index (model->graph->inputs, idx);
+  cur = &n->outputs[0].shape;
+  if (cur->rank >= 0) {
+    gboolean ok = cur->rank == shape->rank;
+    for (int i = 0; ok && i < cur->rank; i++)
+      ok = cur->dims[i] < 0 || cur->dims[i] == shape->dims[i];
+    if (!ok) {
+      g_autofree char *want = clinfer_shape_to_string (cur);
+      g_autofree char *got = clinfer_shape_to_string (shape);
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "%s: input '%s' has shape %s, cannot reshape it to %s",
+          model->path, name, want, got);
+      return FALSE;
+    }
+  }
+  *cur = *shape;
+  return TRUE;
+}

@@ -1,0 +1,56 @@
+/* clinfer — a model read from a file: the graph plus its inputs and outputs. */
+#pragma once
+
+#include <clinfer/tensor.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ClinferPortInfo:
+ * @name: tensor name as in the model file (owned by the model/compiled model)
+ * @type: element type
+ * @shape: shape; dynamic dims are CLINFER_DIM_DYNAMIC
+ */
+typedef struct {
+  const char *name;
+  ClinferElementType type;
+  ClinferShape shape;
+} ClinferPortInfo;
+
+/**
+ * ClinferModel:
+ *
+ * A model as read from disk (ONNX today, OpenVINO IR later): a graph of
+ * nodes, its named inputs and outputs and metadata. Reading never executes
+ * anything; unknown ops are reported here, naming the node. Refcounted.
+ */
+typedef struct _ClinferModel ClinferModel;
+
+/* (transfer full) Reads a model; the format is chosen by the file's
+ * extension and magic. NULL with a CLINFER_ERROR naming @path on failure. */
+ClinferModel *clinfer_model_read (const char *path, GError **error);
+ClinferModel *clinfer_model_ref (ClinferModel *model);
+void clinfer_model_unref (ClinferModel *model);
+
+const char *clinfer_model_get_path (const ClinferModel *model);
+guint clinfer_model_get_n_inputs (const ClinferModel *model);
+guint clinfer_model_get_n_outputs (const ClinferModel *model);
+/* FALSE when @index is out of range. */
+gboolean clinfer_model_get_input (const ClinferModel *model, guint index,
+    ClinferPortInfo *info);
+gboolean clinfer_model_get_output (const ClinferModel *model, guint index,
+    ClinferPortInfo *info);
+/* Index of the input called @name, or -1. */
+int clinfer_model_find_input (const ClinferModel *model, const char *name);
+/* Metadata value (ONNX metadata_props), or NULL. */
+const char *clinfer_model_get_metadata (const ClinferModel *model,
+    const char *key);
+
+/* Fixes the dynamic dims of input @name. The new shape must have the
+ * input's rank and agree with its static dims. */
+gboolean clinfer_model_reshape (ClinferModel *model, const char *name,
+    const ClinferShape *shape, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferModel, clinfer_model_unref)
+
+G_END_DECLS

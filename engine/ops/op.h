@@ -1,0 +1,103 @@
+/* clinfer — operator definitions and the op registry.
+ *
+ * Every op is one ClinferOpDef: which (domain, type, opset range) it
+ * handles, how many inputs/outputs it takes, how it parses and validates
+ * attributes (prepare), how it infers output types and shapes (infer) and
+ * its reference semantics on the CPU (eval). The same eval serves constant
+ * folding at compile time and is the CPU device's fallback kernel; devices
+ * add faster kernels for the same node (engine/devices/<device>/).
+ *
+ * Adding an op = its ClinferOpDef line in the family's table in
+ * engine/ops/<family>.c (and, for a new family, one line in registry.c).
+ */
+#pragma once
+
+#include "core/graph.h"
+
+G_BEGIN_DECLS
+
+/* Type, shape and (when known) value of one input or output. At compile
+ * time @value is set for inputs whose value is a constant; at run time
+ * (ops flagged CLINFER_OP_SHAPE_NEEDS_VALUES) it is the actual tensor. */
+typedef struct {
+  gboolean present;          /* FALSE for an absent optional input */
+  ClinferElementType type;
+  ClinferShape shape;
+  const ClinferTensor *value;
+} ClinferValueInfo;
+
+typedef enum {
+  /* Output shapes depend on input values that may only be known at run
+   * time (Reshape by a computed shape, NonZero, Range, TopK with K input):
+   * the executor re-runs infer with the actual tensors before eval. */
+  CLINFER_OP_SHAPE_NEEDS_VALUES = 1 << 0,
+  /* Never constant-fold (random ops, ops with side effects). */
+  CLINFER_OP_NO_FOLD = 1 << 1,
+  /* The op is a graph source handled by the executor itself (Parameter,
+   * Constant): no eval. */
+  CLINFER_OP_SOURCE = 1 << 2,
+} ClinferOpFlags;
+
+#define CLINFER_VARIADIC G_MAXUINT
+
+struct _ClinferOpDef {
+  const char *op_type;
+  const char *domain;        /* "" = ai.onnx default domain */
+  int since_version;         /* first opset version handled */
+  int last_version;          /* last handled (inclusive); 0 = no upper bound */
+  guint min_inputs, max_inputs;
+  guint min_outputs, max_outputs;
+  guint flags;               /* ClinferOpFlags */
+  /* Parses and validates attributes once, after the graph is read; may
+   * store parsed parameters in node->op_data (freed with free_data).
+   * Errors name the node (clinfer_node_label()). May be NULL. */
+  gboolean (*prepare) (ClinferNode *node, GError **error);
+  GDestroyNotify free_data;
+  /* Fills out[i].type and out[i].shape for every output from the inputs
+   * (node->n_inputs entries in @in, node->n_outputs in @out, out[] zeroed
+   * with rank -1 by the caller). Unknown dims stay CLINFER_DIM_DYNAMIC. */
+  gboolean (*infer) (const ClinferNode *node, const ClinferValueInfo *in,
+      ClinferValueInfo *out, GError **error);
+  /* Reference computation: @inputs are contiguous (NULL when absent),
+   * @outputs are allocated, contiguous, of the inferred type and shape.
+   * May use OpenMP parallel loops. */
+  gboolean (*eval) (const ClinferNode *node, ClinferTensor *const *inputs,
+      ClinferTensor *const *outputs, GError **error);
+};
+
+/* Looks up the def for (domain, op_type) at @opset. NULL when unknown. */
+const ClinferOpDef *clinfer_op_lookup (const char *domain, const char *op_type,
+    int opset);
+/* TRUE when some version of (domain, op_type) is known (for messages
+ * distinguishing unknown ops from unsupported opset versions). */
+gboolean clinfer_op_is_known (const char *domain, const char *op_type);
+
+/* Resolves node->def for every node of @graph (recursing into subgraph
+ * attributes), checks input/output counts and runs prepare. Fails with
+ * CLINFER_ERROR_UNSUPPORTED_OP naming the first unknown node. */
+gboolean clinfer_graph_resolve_ops (ClinferGraph *graph, GError **error);
+
+/* Op family tables, each terminated by an entry with op_type NULL. */
+extern const ClinferOpDef clinfer_ops_source[];
+extern const ClinferOpDef clinfer_ops_eltwise[];
+extern const ClinferOpDef clinfer_ops_conv[];
+extern const ClinferOpDef clinfer_ops_pool[];
+extern const ClinferOpDef clinfer_ops_shape[];
+extern const ClinferOpDef clinfer_ops_fused[];
+
+/* ---- helpers shared by op implementations (ops/op-util.c) ---- */
+
+/* Normalises a possibly negative @axis against @rank; error names node. */
+gboolean clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis,
+    int rank, int *out, GError **error);
+/* Requires in[i] to be present with a known rank; error names node. */
+gboolean clinfer_op_require_input (const ClinferNode *node,
+    const ClinferValueInfo *in, guint i, GError **error);
+/* Reads a 1-D integer tensor (i32/i64) into a newly allocated array. */
+gboolean clinfer_op_read_int_list (const ClinferNode *node,
+    const ClinferTensor *t, const char *what, int64_t **out, gsize *n,
+    GError **error);
+/* Row-major strides in elements for @shape. */
+void clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides);
+
+G_END_DECLS

@@ -1,0 +1,122 @@
+/* clinfer — the op registry: one line per op family table, lookup by
+ * (domain, op type, opset) and resolution of a graph's nodes. */
+#include "ops/op.h"
+#include <string.h>
+
+static const ClinferOpDef *const families[] = {
+  clinfer_ops_source,
+  clinfer_ops_eltwise,
+  clinfer_ops_conv,
+  clinfer_ops_pool,
+  clinfer_ops_shape,
+  clinfer_ops_fused,
+};
+
+static gboolean
+domain_equal (const char *a, const char *b)
+{
+  if (a == NULL || strcmp (a, "ai.onnx") == 0)
+    a = "";
+  if (b == NULL || strcmp (b, "ai.onnx") == 0)
+    b = "";
+  return strcmp (a, b) == 0;
+}
+
+const ClinferOpDef *
+clinfer_op_lookup (const char *domain, const char *op_type, int opset)
+{
+  for (gsize f = 0; f < G_N_ELEMENTS (families); f++) {
+    for (const ClinferOpDef *d = families[f]; d->op_type; d++) {
+      if (strcmp (d->op_type, op_type) != 0 || !domain_equal (d->domain, domain))
+        continue;
+      /* opset 0 means "not imported" (internal domains): take any. */
+      if (opset == 0 || (opset >= d->since_version
+              && (d->last_version == 0 || opset <= d->last_version)))
+        return d;
+    }
+  }
+  return NULL;
+}
+
+gboolean
+clinfer_op_is_known (const char *domain, const char *op_type)
+{
+  for (gsize f = 0; f < G_N_ELEMENTS (families); f++)
+    for (const ClinferOpDef *d = families[f]; d->op_type; d++)
+      if (strcmp (d->op_type, op_type) == 0 && domain_equal (d->domain, domain))
+        return TRUE;
+  return FALSE;
+}
+
+static gboolean
+resolve_node (ClinferNode *node, GError **error)
+{
+  const ClinferOpDef *def;
+  guint n_in = clinfer_node_n_present_inputs (node);
+
+  if (node->def)
+    return TRUE;
+  def = clinfer_op_lookup (node->domain, node->op_type, node->opset);
+  if (def == NULL) {
+    if (clinfer_op_is_known (node->domain, node->op_type))
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_VERSION,
+          "%s: node %s: opset version %d of %s is not supported",
+          node->graph->origin, clinfer_node_label (node), node->opset,
+          node->op_type);
+    else
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
+          "%s: node %s: unknown op '%s%s%s' (no built-in implementation)",
+          node->graph->origin, clinfer_node_label (node),
+          *node->domain ? node->domain : "", *node->domain ? "." : "",
+          node->op_type);
+    return FALSE;
+  }
+  if (n_in < def->min_inputs || (def->max_inputs != CLINFER_VARIADIC
+          && n_in > def->max_inputs)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: node %s has %u inputs, expected %u to %u", node->graph->origin,
+        clinfer_node_label (node), n_in, def->min_inputs, def->max_inputs);
+    return FALSE;
+  }
+  if (node->n_outputs < def->min_outputs || (def->max_outputs != CLINFER_VARIADIC
+          && node->n_outputs > def->max_outputs)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: node %s has %u outputs, expected %u to %u", node->graph->origin,
+        clinfer_node_label (node), node->n_outputs, def->min_outputs,
+        def->max_outputs);
+    return FALSE;
+  }
+  node->def = def;
+  if (def->prepare && !def->prepare (node, error)) {
+    node->def = NULL;        /* prepare failed: nothing to free */
+    if (error && *error)
+      g_prefix_error (error, "%s: ", node->graph->origin);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_graph_resolve_ops (ClinferGraph *graph, GError **error)
+{
+  for (guint i = 0; i < graph->nodes->len; i++) {
+    ClinferNode *node = g_ptr_array_index (graph->nodes, i);
+    GHashTableIter it;
+    gpointer k, v;
+
+    if (!resolve_node (node, error))
+      return FALSE;
+    /* Subgraphs (If/Loop bodies) resolve with the node. */
+    g_hash_table_iter_init (&it, node->attrs);
+    while (g_hash_table_iter_next (&it, &k, &v)) {
+      ClinferAttr *a = v;
+      if (a->type == CLINFER_ATTR_GRAPH && !clinfer_graph_resolve_ops (a->g, error))
+        return FALSE;
+      if (a->type == CLINFER_ATTR_GRAPHS)
+        for (gsize j = 0; j < a->graphs.n; j++)
+          if (!clinfer_graph_resolve_ops (a->graphs.v[j], error))
+            return FALSE;
+    }
+  }
+  return TRUE;
+}

@@ -1,0 +1,152 @@
+/* clinfer — constant folding: every node whose inputs all have known
+ * values is evaluated once with its reference eval and replaced by a
+ * Constant. Shape chains (Shape -> Gather -> Concat -> Reshape) collapse
+ * because Shape of a static-shaped tensor is itself known. */
+#include "passes/passes.h"
+#include "ops/op.h"
+#include <string.h>
+
+/* Largest tensor folding may create: folding must not blow up memory
+ * (an Expand or Tile of a constant to a huge activation is cheaper at
+ * run time). */
+#define FOLD_MAX_BYTES (64 * 1024 * 1024)
+
+static gboolean
+inputs_known (const ClinferNode *node)
+{
+  for (guint i = 0; i < node->n_inputs; i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (node->inputs[i].node != NULL && (d == NULL || d->value == NULL))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Shape, Size and friends only need static input shapes, not values. */
+static gboolean
+shape_only_op (const ClinferNode *node)
+{
+  return *node->domain == '\0' && (strcmp (node->op_type, "Shape") == 0
+      || strcmp (node->op_type, "Size") == 0);
+}
+
+static gboolean
+can_fold (const ClinferNode *node)
+{
+  if (node->def == NULL || node->def->eval == NULL
+      || (node->def->flags & (CLINFER_OP_NO_FOLD | CLINFER_OP_SOURCE)))
+    return FALSE;
+  for (guint i = 0; i < node->n_outputs; i++) {
+    int64_t n = clinfer_shape_n_elements (&node->outputs[i].shape);
+    gsize es = clinfer_element_type_size (node->outputs[i].type);
+    if (n < 0 || es == 0 || (guint64) n * es > FOLD_MAX_BYTES)
+      return FALSE;
+  }
+  if (shape_only_op (node)) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, 0);
+    return d && clinfer_shape_is_static (&d->shape);
+  }
+  return node->n_inputs > 0 && inputs_known (node);
+}
+
+/* Evaluates @node on its inputs' values and stores the results as port
+ * values. */
+static gboolean
+fold_node (ClinferNode *node, GError **error)
+{
+  ClinferTensor *in[64] = { NULL }, *out[16] = { NULL };
+  g_autoptr (GPtrArray) dummies = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) clinfer_tensor_unref);
+  gboolean ok = FALSE;
+
+  if (node->n_inputs > G_N_ELEMENTS (in) || node->n_outputs > G_N_ELEMENTS (out))
+    return TRUE;
+  for (guint i = 0; i < node->n_inputs; i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (d && d->value)
+      in[i] = d->value;
+    else if (d) {             /* shape-only op: a placeholder of that shape */
+      in[i] = clinfer_tensor_new_wrapped (d->type, &d->shape, NULL,
+          (gpointer) 1, NULL, NULL, NULL);
+      if (in[i] == NULL)
+        return TRUE;
+      g_ptr_array_add (dummies, in[i]);
+    }
+  }
+  for (guint i = 0; i < node->n_outputs; i++) {
+    out[i] = clinfer_tensor_new (node->outputs[i].type, &node->outputs[i].shape,
+        error);
+    if (out[i] == NULL)
+      goto done;
+  }
+  if (!node->def->eval (node, in, out, error)) {
+    g_prefix_error (error, "%s: while folding constants: ", node->graph->origin);
+    goto done;
+  }
+  for (guint i = 0; i < node->n_outputs; i++) {
+    if (node->outputs[i].value)
+      clinfer_tensor_unref (node->outputs[i].value);
+    node->outputs[i].value = g_steal_pointer (&out[i]);
+  }
+  ok = TRUE;
+done:
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (out[i])
+      clinfer_tensor_unref (out[i]);
+  return ok;
+}
+
+/* Replaces each output of a folded node by a Constant node. */
+static void
+replace_by_constants (ClinferGraph *graph, ClinferNode *node)
+{
+  for (guint i = 0; i < node->n_outputs; i++) {
+    ClinferPortRef from = { node, i };
+    ClinferNode *c;
+    ClinferPortRef to;
+
+    if (clinfer_graph_count_uses (graph, from) == 0)
+      continue;
+    c = clinfer_graph_add_constant (graph, node->outputs[i].name,
+        node->outputs[i].value);
+    c->def = clinfer_op_lookup ("", "Constant", 0);
+    to.node = c;
+    to.port = 0;
+    clinfer_graph_replace_uses (graph, from, to);
+  }
+}
+
+gboolean
+clinfer_pass_fold_constants (ClinferGraph *graph, const ClinferPassContext *ctx,
+    gboolean *changed, GError **error)
+{
+  g_autoptr (GPtrArray) order = clinfer_graph_topological_order (graph, error);
+  g_autoptr (GPtrArray) folded = g_ptr_array_new ();
+
+  if (order == NULL)
+    return FALSE;
+  for (guint i = 0; i < order->len; i++) {
+    ClinferNode *node = g_ptr_array_index (order, i);
+
+    if (!can_fold (node))
+      continue;
+    if (!fold_node (node, error))
+      return FALSE;
+    g_ptr_array_add (folded, node);
+    /* Downstream nodes see the new values when inferred again. */
+    for (guint j = i + 1; j < order->len; j++) {
+      ClinferNode *next = g_ptr_array_index (order, j);
+      for (guint k = 0; k < next->n_inputs; k++)
+        if (next->inputs[k].node == node) {
+          if (!clinfer_node_infer (next, error))
+            return FALSE;
+          break;
+        }
+    }
+  }
+  for (guint i = 0; i < folded->len; i++)
+    replace_by_constants (graph, g_ptr_array_index (folded, i));
+  if (folded->len > 0)
+    *changed = TRUE;
+  return TRUE;
+}

@@ -1,0 +1,64 @@
+/* clinfer — the pass manager: the ordered list of named compile passes,
+ * each of which can be disabled by name for debugging. */
+#include "passes/passes.h"
+#include <string.h>
+
+static const ClinferPass passes[] = {
+  { "infer-shapes", "infer element types and shapes of every port (required)",
+    TRUE, clinfer_pass_infer_shapes },
+  { "fold-constants", "evaluate nodes whose inputs are all known at compile "
+    "time and replace them by constants", FALSE, clinfer_pass_fold_constants },
+  { "remove-dead-nodes", "drop nodes that no graph output depends on",
+    FALSE, clinfer_pass_remove_dead_nodes },
+  { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
+    "LeakyRelu] chains into one FusedConv node", FALSE, clinfer_pass_fuse_conv },
+};
+
+static const char *pass_names[G_N_ELEMENTS (passes) + 1];
+
+const char *const *
+clinfer_pass_get_names (void)
+{
+  if (pass_names[0] == NULL)
+    for (gsize i = 0; i < G_N_ELEMENTS (passes); i++)
+      pass_names[i] = passes[i].name;
+  return pass_names;
+}
+
+const ClinferPass *
+clinfer_pass_lookup (const char *name)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (passes); i++)
+    if (strcmp (passes[i].name, name) == 0)
+      return &passes[i];
+  return NULL;
+}
+
+const char *
+clinfer_pass_get_description (const char *name)
+{
+  const ClinferPass *p = clinfer_pass_lookup (name);
+  return p ? p->description : NULL;
+}
+
+gboolean
+clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
+    GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (passes); i++) {
+    gboolean changed = FALSE;
+
+    if (!passes[i].required && ctx->config
+        && clinfer_compile_config_is_pass_disabled (ctx->config, passes[i].name)) {
+      g_debug ("pass %s disabled", passes[i].name);
+      continue;
+    }
+    if (!passes[i].run (graph, ctx, &changed, error))
+      return FALSE;
+    /* Keep every port's shape right for the passes that follow. */
+    if (changed && !passes[i].required
+        && !clinfer_pass_infer_shapes (graph, ctx, &changed, error))
+      return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,462 @@
+/* clinfer — unit tests of the engine core: tensors, shapes, broadcasting,
+ * graph order and cycles, constant folding, dead nodes, memory planning
+ * and request errors, on graphs built in memory. */
+#include <clinfer/clinfer.h>
+#include "core/internal.h"
+#include "passes/passes.h"
+#include <math.h>
+#include <string.h>
+
+/* ---- helpers ---- */
+
+static ClinferTensor *
+make_f32 (int rank, const int64_t *dims, const float *values)
+{
+  ClinferShape s = clinfer_shape_make (rank, dims);
+  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL);
+  g_assert_nonnull (t);
+  if (values)
+    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
+  return t;
+}
+
+static ClinferNode *
+add_op (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
+    ClinferNode *b)
+{
+  ClinferNode *n = clinfer_graph_add_node (g, op, "", name, b ? 2 : 1, 1);
+  n->inputs[0].node = a;
+  if (b)
+    n->inputs[1].node = b;
+  g_free (n->outputs[0].name);
+  n->outputs[0].name = g_strdup (name);
+  return n;
+}
+
+/* Wraps a graph built in memory as a model (the model takes ownership). */
+static ClinferModel *
+model_from_graph (ClinferGraph *g)
+{
+  ClinferModel *m = g_new0 (ClinferModel, 1);
+  GError *err = NULL;
+
+  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (13));
+  for (guint i = 0; i < g->nodes->len; i++)
+    ((ClinferNode *) g_ptr_array_index (g->nodes, i))->opset = 13;
+  g_assert_true (clinfer_graph_resolve_ops (g, &err));
+  g_assert_no_error (err);
+  m->ref_count = 1;
+  m->path = g_strdup ("<test>");
+  m->graph = g;
+  return m;
+}
+
+/* ---- tensors and shapes ---- */
+
+static void
+test_tensor_basics (void)
+{
+  int64_t dims[] = { 2, 3 };
+  g_autoptr (ClinferTensor) t = make_f32 (2, dims, NULL);
+  float data[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+  int64_t strides[] = { 16, 4 };   /* rows padded to 4 floats */
+  ClinferShape s = clinfer_shape_make (2, dims);
+  g_autoptr (ClinferTensor) w = clinfer_tensor_new_wrapped (CLINFER_TYPE_F32,
+      &s, strides, data, NULL, NULL, NULL);
+  g_autoptr (ClinferTensor) c = NULL;
+
+  g_assert_cmpint (clinfer_tensor_get_n_elements (t), ==, 6);
+  g_assert_cmpuint (clinfer_tensor_get_byte_size (t), ==, 24);
+  g_assert_true (clinfer_tensor_is_contiguous (t));
+  g_assert_cmpuint ((guintptr) clinfer_tensor_get_data (t) % 64, ==, 0);
+  g_assert_cmpfloat (((float *) clinfer_tensor_get_data (t))[5], ==, 0.f);
+  g_assert_false (clinfer_tensor_is_contiguous (w));
+  g_assert_cmpfloat (clinfer_tensor_get_as_double (w, 3), ==, 4.0);
+  c = clinfer_tensor_copy (w, NULL);
+  g_assert_true (clinfer_tensor_is_contiguous (c));
+  g_assert_cmpfloat (((float *) clinfer_tensor_get_data (c))[4], ==, 5.f);
+}
+
+static void
+test_tensor_rejects_dynamic_shape (void)
+{
+  int64_t dims[] = { 1, -1 };
+  ClinferShape s = clinfer_shape_make (2, dims);
+  GError *err = NULL;
+
+  g_assert_null (clinfer_tensor_new (CLINFER_TYPE_F32, &s, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&err);
+  g_assert_null (clinfer_tensor_new (CLINFER_TYPE_UNDEFINED, &s, &err));
+  g_clear_error (&err);
+}
+
+static void
+test_half_conversion (void)
+{
+  float values[] = { 0.f, 1.f, -2.5f, 65504.f, 6.1035156e-05f, 5.9604645e-08f,
+    0.333251953125f };
+  for (gsize i = 0; i < G_N_ELEMENTS (values); i++)
+    g_assert_cmpfloat (clinfer_half_to_float (clinfer_float_to_half (values[i])),
+        ==, values[i]);
+  g_assert_cmphex (clinfer_float_to_half (1.f), ==, 0x3c00);
+  g_assert_cmphex (clinfer_float_to_half (INFINITY), ==, 0x7c00);
+  g_assert_cmphex (clinfer_float_to_half (1e6f), ==, 0x7c00);
+  g_assert_true (isnan (clinfer_half_to_float (clinfer_float_to_half (NAN))));
+  g_assert_cmpfloat (clinfer_bfloat16_to_float (clinfer_float_to_bfloat16 (1.5f)),
+      ==, 1.5f);
+}
+
+static void
+test_shape_parse_and_print (void)
+{
+  ClinferShape s;
+  GError *err = NULL;
+  g_autofree char *txt = NULL;
+
+  g_assert_true (clinfer_shape_parse ("1x3x?x224", &s, &err));
+  g_assert_cmpint (s.rank, ==, 4);
+  g_assert_cmpint (s.dims[2], ==, CLINFER_DIM_DYNAMIC);
+  g_assert_false (clinfer_shape_is_static (&s));
+  txt = clinfer_shape_to_string (&s);
+  g_assert_cmpstr (txt, ==, "1x3x?x224");
+  g_assert_true (clinfer_shape_parse ("scalar", &s, NULL));
+  g_assert_cmpint (s.rank, ==, 0);
+  g_assert_cmpint (clinfer_shape_n_elements (&s), ==, 1);
+  g_assert_false (clinfer_shape_parse ("1xfoo", &s, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (err->message, "foo"));
+  g_clear_error (&err);
+  g_assert_false (clinfer_shape_parse ("1x1x1x1x1x1x1x1x1", &s, &err));
+  g_clear_error (&err);
+}
+
+static void
+test_shape_broadcast (void)
+{
+  int64_t a[] = { 2, 1, 5 }, b[] = { 3, 1 }, c[] = { 4, 5 };
+  ClinferShape sa = clinfer_shape_make (3, a), sb = clinfer_shape_make (2, b);
+  ClinferShape sc = clinfer_shape_make (2, c), out;
+  GError *err = NULL;
+
+  g_assert_true (clinfer_shape_broadcast (&sa, &sb, &out, &err));
+  g_assert_cmpint (out.rank, ==, 3);
+  g_assert_cmpint (out.dims[0], ==, 2);
+  g_assert_cmpint (out.dims[1], ==, 3);
+  g_assert_cmpint (out.dims[2], ==, 5);
+  g_assert_false (clinfer_shape_broadcast (&sb, &sc, &out, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH);
+  g_assert_nonnull (strstr (err->message, "3x1"));
+  g_clear_error (&err);
+}
+
+/* ---- graph ---- */
+
+static void
+test_graph_topological_order (void)
+{
+  g_autoptr (ClinferGraph) g = clinfer_graph_new ("g", "<test>");
+  int64_t d[] = { 2 };
+  ClinferShape s = clinfer_shape_make (1, d);
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  /* Insert consumers before producers: order must still be valid. */
+  ClinferNode *c = clinfer_graph_add_node (g, "Relu", "", "c", 1, 1);
+  ClinferNode *b = add_op (g, "Relu", "b", x, NULL);
+  g_autoptr (GPtrArray) order = NULL;
+  int pos_b = -1, pos_c = -1, pos_x = -1;
+
+  c->inputs[0].node = b;
+  order = clinfer_graph_topological_order (g, NULL);
+  g_assert_nonnull (order);
+  g_assert_cmpuint (order->len, ==, 3);
+  for (guint i = 0; i < order->len; i++) {
+    if (g_ptr_array_index (order, i) == x) pos_x = (int) i;
+    if (g_ptr_array_index (order, i) == b) pos_b = (int) i;
+    if (g_ptr_array_index (order, i) == c) pos_c = (int) i;
+  }
+  g_assert_cmpint (pos_x, <, pos_b);
+  g_assert_cmpint (pos_b, <, pos_c);
+}
+
+static void
+test_graph_cycle_names_a_node (void)
+{
+  g_autoptr (ClinferGraph) g = clinfer_graph_new ("g", "model.onnx");
+  ClinferNode *a = clinfer_graph_add_node (g, "Relu", "", "loop_a", 1, 1);
+  ClinferNode *b = clinfer_graph_add_node (g, "Relu", "", "loop_b", 1, 1);
+  GError *err = NULL;
+
+  a->inputs[0].node = b;
+  b->inputs[0].node = a;
+  g_assert_null (clinfer_graph_topological_order (g, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_PARSE);
+  g_assert_nonnull (strstr (err->message, "cycle"));
+  g_assert_nonnull (strstr (err->message, "model.onnx"));
+  g_assert_true (strstr (err->message, "loop_a") || strstr (err->message, "loop_b"));
+  g_clear_error (&err);
+}
+
+/* x[2] + (c1 + c2) -> relu: the constant Add folds, the rest runs. */
+static ClinferModel *
+build_fold_model (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("fold", "<test>");
+  int64_t d[] = { 2 };
+  ClinferShape s = clinfer_shape_make (1, d);
+  float v1[] = { 1, 2 }, v2[] = { 10, 20 };
+  g_autoptr (ClinferTensor) t1 = make_f32 (1, d, v1);
+  g_autoptr (ClinferTensor) t2 = make_f32 (1, d, v2);
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  ClinferNode *c1 = clinfer_graph_add_constant (g, "c1", t1);
+  ClinferNode *c2 = clinfer_graph_add_constant (g, "c2", t2);
+  ClinferNode *sum = add_op (g, "Add", "csum", c1, c2);
+  ClinferNode *y = add_op (g, "Add", "y", x, sum);
+  ClinferNode *dead = add_op (g, "Relu", "unused", x, NULL);
+  ClinferPortRef out = { add_op (g, "Neg", "z", y, NULL), 0 };
+
+  (void) dead;
+  clinfer_graph_add_output (g, out, "z");
+  return model_from_graph (g);
+}
+
+static void
+run_fold_model (ClinferCompileConfig *cfg, guint expect_steps)
+{
+  g_autoptr (ClinferModel) m = build_fold_model ();
+  GError *err = NULL;
+  g_autoptr (ClinferCompiled) c = clinfer_compile (m, cfg, &err);
+  g_autoptr (ClinferRequest) r = NULL;
+  int64_t d[] = { 2 };
+  float xv[] = { 100, 200 };
+  g_autoptr (ClinferTensor) x = make_f32 (1, d, xv);
+  const float *z;
+
+  g_assert_no_error (err);
+  g_assert_cmpuint (clinfer_compiled_get_n_steps (c), ==, expect_steps);
+  r = clinfer_compiled_create_request (c, &err);
+  g_assert_true (clinfer_request_set_input (r, "x", x, &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  z = clinfer_tensor_get_const_data (clinfer_request_get_output (r, 0));
+  g_assert_cmpfloat (z[0], ==, -111.f);
+  g_assert_cmpfloat (z[1], ==, -222.f);
+}
+
+static void
+test_constant_folding (void)
+{
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+
+  /* Folding leaves Add(x, const) and Neg; the dead Relu is gone. */
+  run_fold_model (cfg, 2);
+}
+
+static void
+test_disabled_passes_same_result (void)
+{
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  GError *err = NULL;
+
+  g_assert_true (clinfer_compile_config_disable_pass (cfg, "fold-constants", &err));
+  g_assert_true (clinfer_compile_config_disable_pass (cfg, "remove-dead-nodes", &err));
+  run_fold_model (cfg, 4);
+  g_assert_false (clinfer_compile_config_disable_pass (cfg, "no-such-pass", &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (err->message, "fold-constants"));
+  g_clear_error (&err);
+  g_assert_false (clinfer_compile_config_disable_pass (cfg, "infer-shapes", &err));
+  g_clear_error (&err);
+}
+
+/* A chain of 6 Relus over 1 MiB tensors needs only two live buffers. */
+static void
+test_memory_planning_reuses_buffers (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("chain", "<test>");
+  int64_t d[] = { 256, 1024 };
+  ClinferShape s = clinfer_shape_make (2, d);
+  ClinferNode *prev = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  g_autoptr (ClinferTensor) x = NULL;
+  gsize one = 256 * 1024 * 4;
+  GError *err = NULL;
+  float *xp;
+  const float *y;
+
+  for (int i = 0; i < 6; i++) {
+    g_autofree char *name = g_strdup_printf ("n%d", i);
+    prev = add_op (g, i == 0 ? "Relu" : "Neg", name, prev, NULL);
+  }
+  clinfer_graph_add_output (g, (ClinferPortRef) { prev, 0 }, "y");
+  m = model_from_graph (g);
+  c = clinfer_compile (m, NULL, &err);
+  g_assert_no_error (err);
+  g_assert_cmpuint (clinfer_compiled_get_unplanned_size (c), ==, 6 * one);
+  g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 2 * one);
+  /* and the result is still right with buffers shared */
+  x = make_f32 (2, d, NULL);
+  xp = clinfer_tensor_get_data (x);
+  for (int i = 0; i < 256 * 1024; i++)
+    xp[i] = (float) (i % 7) - 3.f;
+  r = clinfer_compiled_create_request (c, &err);
+  g_assert_true (clinfer_request_set_input (r, "x", x, &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  y = clinfer_tensor_get_const_data (clinfer_request_get_output (r, 0));
+  for (int i = 0; i < 256 * 1024; i += 997)
+    g_assert_cmpfloat (y[i], ==, -MAX (xp[i], 0.f));
+}
+
+static void
+test_request_rejects_bad_inputs (void)
+{
+  g_autoptr (ClinferModel) m = build_fold_model ();
+  GError *err = NULL;
+  g_autoptr (ClinferCompiled) c = clinfer_compile (m, NULL, &err);
+  g_autoptr (ClinferRequest) r = clinfer_compiled_create_request (c, &err);
+  int64_t d3[] = { 3 }, d2[] = { 2 };
+  g_autoptr (ClinferTensor) wrong_shape = make_f32 (1, d3, NULL);
+  ClinferShape s2 = clinfer_shape_make (1, d2);
+  g_autoptr (ClinferTensor) wrong_type = clinfer_tensor_new (CLINFER_TYPE_I64,
+      &s2, NULL);
+
+  g_assert_false (clinfer_request_infer (r, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (err->message, "'x'"));
+  g_clear_error (&err);
+  g_assert_false (clinfer_request_set_input (r, "x", wrong_shape, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH);
+  g_clear_error (&err);
+  g_assert_false (clinfer_request_set_input (r, "x", wrong_type, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH);
+  g_assert_nonnull (strstr (err->message, "i64"));
+  g_clear_error (&err);
+  g_assert_false (clinfer_request_set_input (r, "nope", wrong_type, &err));
+  g_assert_nonnull (strstr (err->message, "'x'"));
+  g_clear_error (&err);
+}
+
+static void
+test_unknown_device (void)
+{
+  g_autoptr (ClinferModel) m = build_fold_model ();
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  GError *err = NULL;
+
+  clinfer_compile_config_set_device (cfg, "TPU");
+  g_assert_null (clinfer_compile (m, cfg, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_DEVICE);
+  g_assert_nonnull (strstr (err->message, "TPU"));
+  g_clear_error (&err);
+}
+
+/* Broadcasting in the Add kernel: [2,1,3] + [4,1] -> [2,4,3]. */
+static void
+test_broadcast_add (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("bc", "<test>");
+  int64_t da[] = { 2, 1, 3 }, db[] = { 4, 1 };
+  ClinferShape sa = clinfer_shape_make (3, da), sb = clinfer_shape_make (2, db);
+  ClinferNode *a = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &sa);
+  ClinferNode *b = clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &sb);
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  float av[6] = { 1, 2, 3, 4, 5, 6 }, bv[4] = { 10, 20, 30, 40 };
+  g_autoptr (ClinferTensor) ta = make_f32 (3, da, av);
+  g_autoptr (ClinferTensor) tb = make_f32 (2, db, bv);
+  ClinferTensor *out;
+  const float *o;
+  GError *err = NULL;
+
+  clinfer_graph_add_output (g, (ClinferPortRef) { add_op (g, "Add", "y", a, b), 0 }, "y");
+  m = model_from_graph (g);
+  c = clinfer_compile (m, NULL, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  clinfer_request_set_input (r, "a", ta, &err);
+  clinfer_request_set_input (r, "b", tb, &err);
+  g_assert_true (clinfer_request_infer (r, &err));
+  out = clinfer_request_get_output (r, 0);
+  g_assert_cmpint (clinfer_tensor_get_shape (out)->dims[1], ==, 4);
+  o = clinfer_tensor_get_const_data (out);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 4; j++)
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat (o[(i * 4 + j) * 3 + k], ==, av[i * 3 + k] + bv[j]);
+}
+
+static void
+test_broadcast_mismatch_names_node (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("bc", "bad.onnx");
+  int64_t da[] = { 2, 3 }, db[] = { 4 };
+  ClinferShape sa = clinfer_shape_make (2, da), sb = clinfer_shape_make (1, db);
+  ClinferNode *a = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &sa);
+  ClinferNode *b = clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &sb);
+  g_autoptr (ClinferModel) m = NULL;
+  GError *err = NULL;
+
+  clinfer_graph_add_output (g, (ClinferPortRef) { add_op (g, "Add", "bad_add", a, b), 0 }, "y");
+  m = model_from_graph (g);
+  g_assert_null (clinfer_compile (m, NULL, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH);
+  g_assert_nonnull (strstr (err->message, "bad_add"));
+  g_assert_nonnull (strstr (err->message, "bad.onnx"));
+  g_clear_error (&err);
+}
+
+/* Dynamic input dims: one compiled model serves several shapes. */
+static void
+test_dynamic_input_shapes (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("dyn", "<test>");
+  int64_t d[] = { -1, 3 };
+  ClinferShape s = clinfer_shape_make (2, d);
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  GError *err = NULL;
+
+  clinfer_graph_add_output (g, (ClinferPortRef) { add_op (g, "Relu", "y", x, NULL), 0 }, "y");
+  m = model_from_graph (g);
+  c = clinfer_compile (m, NULL, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  for (int64_t rows = 1; rows <= 4; rows++) {
+    int64_t dd[] = { rows, 3 };
+    g_autoptr (ClinferTensor) t = make_f32 (2, dd, NULL);
+    ((float *) clinfer_tensor_get_data (t))[rows * 3 - 1] = -1.f - rows;
+    ((float *) clinfer_tensor_get_data (t))[0] = (float) rows;
+    g_assert_true (clinfer_request_set_input (r, "x", t, &err));
+    g_assert_true (clinfer_request_infer (r, &err));
+    g_assert_no_error (err);
+    g_assert_cmpint (clinfer_tensor_get_shape (clinfer_request_get_output (r, 0))->dims[0], ==, rows);
+    g_assert_cmpfloat (((const float *) clinfer_tensor_get_const_data (
+                clinfer_request_get_output (r, 0)))[0], ==, (float) rows);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/core/tensor/basics", test_tensor_basics);
+  g_test_add_func ("/core/tensor/rejects-dynamic-shape", test_tensor_rejects_dynamic_shape);
+  g_test_add_func ("/core/tensor/half-conversion", test_half_conversion);
+  g_test_add_func ("/core/shape/parse-and-print", test_shape_parse_and_print);
+  g_test_add_func ("/core/shape/broadcast", test_shape_broadcast);
+  g_test_add_func ("/core/graph/topological-order", test_graph_topological_order);
+  g_test_add_func ("/core/graph/cycle-names-a-node", test_graph_cycle_names_a_node);
+  g_test_add_func ("/core/passes/constant-folding", test_constant_folding);
+  g_test_add_func ("/core/passes/disabled-passes-same-result", test_disabled_passes_same_result);
+  g_test_add_func ("/core/memplan/reuses-buffers", test_memory_planning_reuses_buffers);
+  g_test_add_func ("/core/request/rejects-bad-inputs", test_request_rejects_bad_inputs);
+  g_test_add_func ("/core/compile/unknown-device", test_unknown_device);
+  g_test_add_func ("/core/eltwise/broadcast-add", test_broadcast_add);
+  g_test_add_func ("/core/eltwise/broadcast-mismatch-names-node", test_broadcast_mismatch_names_node);
+  g_test_add_func ("/core/request/dynamic-input-shapes", test_dynamic_input_shapes);
+  return g_test_run ();
+}
