@@ -1,252 +1,174 @@
-/* clinfer — element-wise ops: numpy-broadcast binary arithmetic and
- * unary activations, with reference evals for every numeric type. */
+/* clinfer — element-wise binary and variadic arithmetic (Add, Sub, Mul, Div,
+ * Pow, Mod, Max, Min, Sum, Mean, PRelu, BitShift) with numpy broadcasting
+ * and the legacy (opset < 7) broadcast/axis attributes. */
 #include "ops/op.h"
 #include <math.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- */
-/* Broadcast iteration                                               */
+/* Broadcast iteration (same scheme as logic.c)                      */
 
-/* Per-input element strides over the output shape (0 on broadcast dims). */
+#define BC_TILE 16384
+#define PAR_MIN 32768
+
+/* The output is walked in tiles of at most BC_TILE elements along the
+ * innermost (collapsed) dimension; each input's innermost stride is 0
+ * (broadcast) or 1, so inner loops are plain vectorisable loops. */
 typedef struct {
-  int rank;
+  int rank, n_in;
   int64_t dims[CLINFER_MAX_RANK];
-  int64_t sa[CLINFER_MAX_RANK], sb[CLINFER_MAX_RANK];
+  int64_t st[2][CLINFER_MAX_RANK];
+  int64_t n, inner, parts, tiles;
 } Bcast;
 
 static void
-bcast_strides (const ClinferShape *in, const ClinferShape *out, int64_t *s)
-{
-  int64_t st[CLINFER_MAX_RANK];
-
-  clinfer_shape_elem_strides (in, st);
-  for (int i = 0; i < out->rank; i++) {
-    int j = in->rank - out->rank + i;
-    s[i] = (j >= 0 && in->dims[j] != 1) ? st[j] : 0;
-  }
-}
-
-static void
-bcast_init (Bcast *b, const ClinferShape *a, const ClinferShape *bs,
+bcast_init (Bcast *b, int n_in, const ClinferShape *const *ins,
     const ClinferShape *out)
 {
-  b->rank = out->rank;
-  memcpy (b->dims, out->dims, sizeof (b->dims));
-  bcast_strides (a, out, b->sa);
-  bcast_strides (bs, out, b->sb);
-}
+  int64_t full[2][CLINFER_MAX_RANK];
 
-/* Offsets of the first element of output row @row (all dims but the last). */
-static void
-bcast_row (const Bcast *b, int64_t row, int64_t *oa, int64_t *ob)
-{
-  int64_t a = 0, c = 0;
-
-  for (int d = b->rank - 2; d >= 0; d--) {
-    int64_t i = row % b->dims[d];
-    row /= b->dims[d];
-    a += i * b->sa[d];
-    c += i * b->sb[d];
-  }
-  *oa = a;
-  *ob = c;
-}
-
-/* ---------------------------------------------------------------- */
-/* Binary ops                                                        */
-
-typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_POW, OP_MAX, OP_MIN } BinOp;
-
-typedef struct {
-  BinOp op;
-  int legacy_axis;           /* opset < 7 "broadcast" with axis, else -1 */
-  gboolean legacy_broadcast;
-} BinData;
-
-static const struct { const char *name; BinOp op; } bin_names[] = {
-  { "Add", OP_ADD }, { "Sub", OP_SUB }, { "Mul", OP_MUL }, { "Div", OP_DIV },
-  { "Pow", OP_POW }, { "Max", OP_MAX }, { "Min", OP_MIN },
-};
-
-static gboolean
-prepare_binary (ClinferNode *node, GError **error)
-{
-  BinData *d = g_new0 (BinData, 1);
-  int64_t bc = 0, axis = -1;
-
-  for (gsize i = 0; i < G_N_ELEMENTS (bin_names); i++)
-    if (strcmp (node->op_type, bin_names[i].name) == 0)
-      d->op = bin_names[i].op;
-  d->legacy_axis = -1;
-  if (node->opset > 0 && node->opset < 7 && d->op <= OP_POW) {
-    if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
-        || !clinfer_node_attr_int (node, "axis", -1, &axis, error)) {
-      g_free (d);
-      return FALSE;
+  memset (b, 0, sizeof (*b));
+  b->n_in = n_in;
+  for (int k = 0; k < n_in; k++) {
+    int64_t st[CLINFER_MAX_RANK];
+    clinfer_shape_elem_strides (ins[k], st);
+    for (int d = 0; d < out->rank; d++) {
+      int j = ins[k]->rank - out->rank + d;
+      full[k][d] = (j >= 0 && ins[k]->dims[j] != 1) ? st[j] : 0;
     }
-    d->legacy_broadcast = bc != 0;
-    d->legacy_axis = (int) axis;
   }
-  node->op_data = d;
-  return TRUE;
-}
-
-/* Old opsets align B at "axis" of A instead of at the end: pad B with
- * trailing 1s so numpy rules give the same result. */
-static gboolean
-legacy_shape (const ClinferNode *node, const ClinferShape *a,
-    const ClinferShape *b, ClinferShape *eff, GError **error)
-{
-  const BinData *d = node->op_data;
-  int axis;
-
-  *eff = *b;
-  if (d == NULL || !d->legacy_broadcast || a->rank < 0 || b->rank < 0)
-    return TRUE;
-  axis = d->legacy_axis < 0 ? a->rank - b->rank : d->legacy_axis;
-  if (axis < 0 || axis + b->rank > a->rank) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: legacy broadcast axis %d does not fit B of rank %d into A of "
-        "rank %d", clinfer_node_label (node), axis, b->rank, a->rank);
-    return FALSE;
-  }
-  for (int i = b->rank; i < a->rank - axis; i++)
-    eff->dims[eff->rank++] = 1;
-  return TRUE;
-}
-
-static gboolean
-infer_binary (const ClinferNode *node, const ClinferValueInfo *in,
-    ClinferValueInfo *out, GError **error)
-{
-  ClinferShape eff;
-  ClinferShape acc = in[0].shape;
-
-  if (!clinfer_op_require_input (node, in, 0, error))
-    return FALSE;
-  /* Max/Min/Sum/Mean are variadic; the rest have two inputs. */
-  for (guint i = 1; i < node->n_inputs; i++) {
-    if (!in[i].present)
+  /* Drop size-1 dims and merge neighbours every input walks contiguously
+   * (or broadcasts) across. */
+  for (int d = 0; d < out->rank; d++) {
+    gboolean merge = b->rank > 0;
+    if (out->dims[d] == 1)
       continue;
-    if (in[i].type != in[0].type) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: input %u is %s but input 0 is %s", clinfer_node_label (node), i,
-          clinfer_element_type_name (in[i].type),
-          clinfer_element_type_name (in[0].type));
-      return FALSE;
-    }
-    if (!legacy_shape (node, &acc, &in[i].shape, &eff, error))
-      return FALSE;
-    if (!clinfer_shape_broadcast (&acc, &eff, &acc, error)) {
-      g_prefix_error (error, "%s: ", clinfer_node_label (node));
-      return FALSE;
-    }
+    for (int k = 0; k < n_in && merge; k++)
+      merge = b->st[k][b->rank - 1] == full[k][d] * out->dims[d];
+    if (!merge)
+      b->dims[b->rank++] = 1;
+    b->dims[b->rank - 1] *= out->dims[d];
+    for (int k = 0; k < n_in; k++)
+      b->st[k][b->rank - 1] = full[k][d];
   }
-  out[0].type = in[0].type;
-  out[0].shape = acc;
-  return TRUE;
+  if (b->rank == 0) {
+    b->rank = 1;
+    b->dims[0] = 1;
+  }
+  b->n = clinfer_shape_n_elements (out);
+  b->inner = b->dims[b->rank - 1];
+  if (b->n <= 0)
+    return;
+  b->parts = (b->inner + BC_TILE - 1) / BC_TILE;
+  b->tiles = b->n / b->inner * b->parts;
 }
 
-#define BIN_LOOP(T, EXPR)                                                    \
+/* Offsets of tile @t in every input (off[0..n_in-1]) and in the output
+ * (off[n_in]); returns the tile length. */
+static inline int64_t
+bcast_tile (const Bcast *b, int64_t t, int64_t *off)
+{
+  int64_t row = t / b->parts, i0 = (t % b->parts) * BC_TILE, r = row;
+
+  for (int k = 0; k < b->n_in; k++)
+    off[k] = i0 * b->st[k][b->rank - 1];
+  for (int d = b->rank - 2; d >= 0; d--) {
+    int64_t i = r % b->dims[d];
+    r /= b->dims[d];
+    for (int k = 0; k < b->n_in; k++)
+      off[k] += i * b->st[k][d];
+  }
+  off[b->n_in] = row * b->inner + i0;
+  return MIN (BC_TILE, b->inner - i0);
+}
+
+/* Runs EXPR (of x from @a and y from @b) over the broadcast output @o. */
+#define BIN_LOOP(TA, TB, TO, EXPR)                                           \
   do {                                                                       \
-    const T *pa = clinfer_tensor_get_const_data (a);                         \
-    const T *pb = clinfer_tensor_get_const_data (b);                         \
-    T *po = clinfer_tensor_get_data (o);                                     \
-    _Pragma ("omp parallel for schedule(static) if (rows * inner > 32768)")  \
-    for (int64_t r = 0; r < rows; r++) {                                     \
-      int64_t oa, ob;                                                        \
-      bcast_row (&bc, r, &oa, &ob);                                          \
-      const T *ra = pa + oa, *rb = pb + ob;                                  \
-      T *ro = po + r * inner;                                                \
-      for (int64_t i = 0; i < inner; i++) {                                  \
-        T x = ra[i * ia], y = rb[i * ib];                                    \
-        ro[i] = (EXPR);                                                      \
+    const TA *pa_ = clinfer_tensor_get_const_data (a);                       \
+    const TB *pb_ = clinfer_tensor_get_const_data (b);                       \
+    TO *po_ = clinfer_tensor_get_data (o);                                   \
+    const gboolean sa_ = bc.st[0][bc.rank - 1] != 0;                         \
+    const gboolean sb_ = bc.st[1][bc.rank - 1] != 0;                         \
+    _Pragma ("omp parallel for schedule(static) if (bc.n > PAR_MIN)")        \
+    for (int64_t t_ = 0; t_ < bc.tiles; t_++) {                              \
+      int64_t off_[3];                                                       \
+      int64_t len_ = bcast_tile (&bc, t_, off_);                             \
+      const TA *ra_ = pa_ + off_[0];                                         \
+      const TB *rb_ = pb_ + off_[1];                                         \
+      TO *ro_ = po_ + off_[2];                                               \
+      if (sa_ && sb_) {                                                      \
+        for (int64_t i_ = 0; i_ < len_; i_++) {                              \
+          TA x = ra_[i_];                                                    \
+          TB y = rb_[i_];                                                    \
+          ro_[i_] = (EXPR);                                                  \
+        }                                                                    \
+      } else if (sa_) {                                                      \
+        TB y = rb_[0];                                                       \
+        for (int64_t i_ = 0; i_ < len_; i_++) {                              \
+          TA x = ra_[i_];                                                    \
+          ro_[i_] = (EXPR);                                                  \
+        }                                                                    \
+      } else {                                                               \
+        TA x = ra_[0];                                                       \
+        for (int64_t i_ = 0; i_ < len_; i_++) {                              \
+          TB y = rb_[sb_ ? i_ : 0];                                          \
+          ro_[i_] = (EXPR);                                                  \
+        }                                                                    \
       }                                                                      \
     }                                                                        \
   } while (0)
 
-#define BIN_SWITCH_OP(T, DIVEXPR, POWEXPR)                                   \
-  switch (op) {                                                              \
-    case OP_ADD: BIN_LOOP (T, x + y); break;                                 \
-    case OP_SUB: BIN_LOOP (T, x - y); break;                                 \
-    case OP_MUL: BIN_LOOP (T, x * y); break;                                 \
-    case OP_DIV: BIN_LOOP (T, DIVEXPR); break;                               \
-    case OP_POW: BIN_LOOP (T, POWEXPR); break;                               \
-    case OP_MAX: BIN_LOOP (T, x > y ? x : y); break;                         \
-    case OP_MIN: BIN_LOOP (T, x < y ? x : y); break;                         \
-  }
+/* ---------------------------------------------------------------- */
+/* Op table                                                          */
 
-/* Integer division truncates toward zero like C; division by zero gives 0
- * instead of a trap (the result is undefined in ONNX). */
-#define IDIV(x, y) ((y) == 0 ? 0 : (x) / (y))
+typedef enum {
+  OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_POW, OP_MOD, OP_FMOD, OP_MAX, OP_MIN,
+  OP_SUM, OP_MEAN, OP_PRELU, OP_SHL, OP_SHR,
+} BinOp;
+
+typedef enum {
+  TY_NUMERIC,                /* every integer and float type */
+  TY_SIGNED,                 /* floats and signed integers */
+  TY_FLOAT,
+  TY_UNSIGNED,
+} TypeClass;
+
+static const struct {
+  const char *name;
+  BinOp op;
+  TypeClass types;
+  gboolean legacy;           /* had broadcast/axis attributes before opset 7 */
+} bin_info[] = {
+  { "Add", OP_ADD, TY_NUMERIC, TRUE }, { "Sub", OP_SUB, TY_NUMERIC, TRUE },
+  { "Mul", OP_MUL, TY_NUMERIC, TRUE }, { "Div", OP_DIV, TY_NUMERIC, TRUE },
+  { "Pow", OP_POW, TY_NUMERIC, TRUE }, { "Mod", OP_MOD, TY_NUMERIC, FALSE },
+  { "Max", OP_MAX, TY_NUMERIC, FALSE }, { "Min", OP_MIN, TY_NUMERIC, FALSE },
+  { "Sum", OP_SUM, TY_NUMERIC, FALSE }, { "Mean", OP_MEAN, TY_FLOAT, FALSE },
+  { "PRelu", OP_PRELU, TY_SIGNED, FALSE },
+  { "BitShift", OP_SHL, TY_UNSIGNED, FALSE },
+};
+
+typedef struct {
+  BinOp op;
+  TypeClass types;
+  gboolean legacy_broadcast; /* opset < 7 with broadcast=1 */
+  int legacy_axis;           /* -1 = align at the end */
+  gboolean legacy_prelu;     /* opset < 7 PRelu: 1-D slope is per channel */
+} BinData;
 
 static gboolean
-binary_apply (const ClinferNode *node, BinOp op, const ClinferTensor *a,
-    const ClinferTensor *b, const ClinferShape *b_eff, ClinferTensor *o,
-    GError **error)
+is_signed_int (ClinferElementType t)
 {
-  const ClinferShape *os = clinfer_tensor_get_shape (o);
-  Bcast bc;
-  int64_t n = clinfer_shape_n_elements (os), inner, rows, ia, ib;
-
-  if (n == 0)
-    return TRUE;
-  bcast_init (&bc, clinfer_tensor_get_shape (a), b_eff, os);
-  inner = os->rank > 0 ? os->dims[os->rank - 1] : 1;
-  rows = n / MAX (inner, 1);
-  ia = os->rank > 0 ? bc.sa[os->rank - 1] : 0;
-  ib = os->rank > 0 ? bc.sb[os->rank - 1] : 0;
-  if (os->rank == 0) {
-    bc.rank = 0;
-    rows = 1;
-    inner = 1;
-  }
-  switch (clinfer_tensor_get_element_type (o)) {
-    case CLINFER_TYPE_F32: BIN_SWITCH_OP (float, x / y, powf (x, y)); break;
-    case CLINFER_TYPE_F64: BIN_SWITCH_OP (double, x / y, pow (x, y)); break;
-    case CLINFER_TYPE_I8: BIN_SWITCH_OP (int8_t, IDIV (x, y), (int8_t) pow (x, y)); break;
-    case CLINFER_TYPE_U8: BIN_SWITCH_OP (uint8_t, IDIV (x, y), (uint8_t) pow (x, y)); break;
-    case CLINFER_TYPE_I16: BIN_SWITCH_OP (int16_t, IDIV (x, y), (int16_t) pow (x, y)); break;
-    case CLINFER_TYPE_U16: BIN_SWITCH_OP (uint16_t, IDIV (x, y), (uint16_t) pow (x, y)); break;
-    case CLINFER_TYPE_I32: BIN_SWITCH_OP (int32_t, IDIV (x, y), (int32_t) pow (x, y)); break;
-    case CLINFER_TYPE_U32: BIN_SWITCH_OP (uint32_t, IDIV (x, y), (uint32_t) pow (x, y)); break;
-    case CLINFER_TYPE_I64: BIN_SWITCH_OP (int64_t, IDIV (x, y), (int64_t) pow ((double) x, (double) y)); break;
-    case CLINFER_TYPE_U64: BIN_SWITCH_OP (uint64_t, IDIV (x, y), (uint64_t) pow ((double) x, (double) y)); break;
-    default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (clinfer_tensor_get_element_type (o)));
-      return FALSE;
-  }
-  return TRUE;
+  return t == CLINFER_TYPE_I8 || t == CLINFER_TYPE_I16 || t == CLINFER_TYPE_I32
+      || t == CLINFER_TYPE_I64;
 }
 
-/* f16/bf16 go through f32 copies: simple and exact enough for reference. */
-static ClinferTensor *
-to_f32 (const ClinferTensor *t, GError **error)
+static gboolean
+is_unsigned_int (ClinferElementType t)
 {
-  ClinferTensor *f = clinfer_tensor_new (CLINFER_TYPE_F32,
-      clinfer_tensor_get_shape (t), error);
-  int64_t n = clinfer_tensor_get_n_elements (t);
-
-  if (f == NULL)
-    return NULL;
-  for (int64_t i = 0; i < n; i++)
-    ((float *) clinfer_tensor_get_data (f))[i] =
-        (float) clinfer_tensor_get_as_double (t, i);
-  return f;
-}
-
-static void
-from_f32 (const ClinferTensor *f, ClinferTensor *t)
-{
-  const float *p = clinfer_tensor_get_const_data (f);
-  uint16_t *q = clinfer_tensor_get_data (t);
-  int64_t n = clinfer_tensor_get_n_elements (t);
-  gboolean bf = clinfer_tensor_get_element_type (t) == CLINFER_TYPE_BF16;
-
-  for (int64_t i = 0; i < n; i++)
-    q[i] = bf ? clinfer_float_to_bfloat16 (p[i]) : clinfer_float_to_half (p[i]);
+  return t == CLINFER_TYPE_U8 || t == CLINFER_TYPE_U16 || t == CLINFER_TYPE_U32
+      || t == CLINFER_TYPE_U64;
 }
 
 static gboolean
@@ -256,255 +178,504 @@ is_half (ClinferElementType t)
 }
 
 static gboolean
-eval_binary_pair (const ClinferNode *node, BinOp op, ClinferTensor *a,
-    ClinferTensor *b, ClinferTensor *o, GError **error)
+type_in_class (ClinferElementType t, TypeClass c)
 {
-  ClinferShape eff;
-
-  if (!legacy_shape (node, clinfer_tensor_get_shape (a),
-          clinfer_tensor_get_shape (b), &eff, error))
-    return FALSE;
-  if (is_half (clinfer_tensor_get_element_type (o))) {
-    g_autoptr (ClinferTensor) fa = to_f32 (a, error);
-    g_autoptr (ClinferTensor) fb = fa ? to_f32 (b, error) : NULL;
-    g_autoptr (ClinferTensor) fo = fb ? clinfer_tensor_new (CLINFER_TYPE_F32,
-        clinfer_tensor_get_shape (o), error) : NULL;
-    if (fo == NULL || !binary_apply (node, op, fa, fb, &eff, fo, error))
-      return FALSE;
-    from_f32 (fo, o);
-    return TRUE;
+  switch (c) {
+    case TY_NUMERIC:
+      return clinfer_element_type_is_float (t) || is_signed_int (t)
+          || is_unsigned_int (t);
+    case TY_SIGNED:
+      return clinfer_element_type_is_float (t) || is_signed_int (t);
+    case TY_FLOAT:
+      return clinfer_element_type_is_float (t);
+    case TY_UNSIGNED:
+      return is_unsigned_int (t);
   }
-  return binary_apply (node, op, a, b, &eff, o, error);
+  return FALSE;
 }
 
 static gboolean
-eval_binary (const ClinferNode *node, ClinferTensor *const *in,
-    ClinferTensor *const *out, GError **error)
+prepare_mode_attrs (ClinferNode *node, BinData *d, GError **error)
+{
+  int64_t fmod = 0;
+  const char *dir = NULL;
+
+  if (d->op == OP_MOD) {
+    if (!clinfer_node_attr_int (node, "fmod", 0, &fmod, error))
+      return FALSE;
+    if (fmod != 0 && fmod != 1) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "%s: attribute 'fmod' must be 0 or 1, got %" G_GINT64_FORMAT,
+          clinfer_node_label (node), fmod);
+      return FALSE;
+    }
+    d->op = fmod ? OP_FMOD : OP_MOD;
+  } else if (d->op == OP_SHL) {
+    if (!clinfer_node_attr_string (node, "direction", NULL, &dir, error))
+      return FALSE;
+    if (dir == NULL || (strcmp (dir, "LEFT") != 0 && strcmp (dir, "RIGHT") != 0)) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "%s: attribute 'direction' must be \"LEFT\" or \"RIGHT\", got %s%s%s",
+          clinfer_node_label (node), dir ? "\"" : "", dir ? dir : "none",
+          dir ? "\"" : "");
+      return FALSE;
+    }
+    d->op = strcmp (dir, "LEFT") == 0 ? OP_SHL : OP_SHR;
+  }
+  return TRUE;
+}
+
+static gboolean
+prepare_binary (ClinferNode *node, GError **error)
+{
+  g_autofree BinData *d = g_new0 (BinData, 1);
+  gboolean legacy = FALSE;
+  int64_t bc = 0, axis = G_MININT64;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bin_info); i++) {
+    if (strcmp (node->op_type, bin_info[i].name) == 0) {
+      d->op = bin_info[i].op;
+      d->types = bin_info[i].types;
+      legacy = bin_info[i].legacy;
+    }
+  }
+  d->legacy_axis = -1;
+  if (!prepare_mode_attrs (node, d, error))
+    return FALSE;
+  if (node->opset > 0 && node->opset < 7 && legacy) {
+    if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
+        || !clinfer_node_attr_int (node, "axis", G_MININT64, &axis, error))
+      return FALSE;
+    if (axis != G_MININT64 && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "%s: attribute 'axis' %" G_GINT64_FORMAT " is out of range",
+          clinfer_node_label (node), axis);
+      return FALSE;
+    }
+    d->legacy_broadcast = bc != 0 && axis != G_MININT64;
+    d->legacy_axis = (int) axis;
+  }
+  d->legacy_prelu = d->op == OP_PRELU && node->opset > 0 && node->opset < 7;
+  node->op_data = g_steal_pointer (&d);
+  return TRUE;
+}
+
+/* Shape that input @i broadcasts with under the node's rules: old opsets
+ * align B at "axis" of A instead of at the end (pad B with trailing 1s so
+ * numpy rules give the same result); old PRelu takes a 1-D slope per
+ * channel. */
+static gboolean
+effective_shape (const ClinferNode *node, guint i, const ClinferShape *a,
+    const ClinferShape *b, ClinferShape *eff, GError **error)
 {
   const BinData *d = node->op_data;
-  guint n = clinfer_node_n_present_inputs (node);
-  g_autoptr (ClinferTensor) acc = NULL;
+  int axis;
 
-  if (n == 1) {              /* variadic Max/Min with one input */
-    memcpy (clinfer_tensor_get_data (out[0]), clinfer_tensor_get_const_data (in[0]),
-        clinfer_tensor_get_byte_size (in[0]));
+  *eff = *b;
+  if (i != 1 || a->rank < 0 || b->rank < 0)
+    return TRUE;
+  if (d->legacy_prelu && b->rank == 1 && a->rank >= 2 && b->dims[0] != 1
+      && b->dims[0] == a->dims[1]) {
+    for (int k = 1; k < a->rank - 1; k++)
+      eff->dims[eff->rank++] = 1;
     return TRUE;
   }
-  if (n == 2)
-    return eval_binary_pair (node, d->op, in[0], in[1], out[0], error);
-  /* Variadic: fold left into temporaries broadcast to growing shapes. */
-  acc = clinfer_tensor_ref (in[0]);
-  for (guint i = 1; i < n; i++) {
-    ClinferShape s;
-    g_autoptr (ClinferTensor) next = NULL;
-    if (!clinfer_shape_broadcast (clinfer_tensor_get_shape (acc),
-            clinfer_tensor_get_shape (in[i]), &s, error))
+  if (!d->legacy_broadcast)
+    return TRUE;
+  axis = d->legacy_axis < 0 ? d->legacy_axis + a->rank : d->legacy_axis;
+  if (axis < 0 || axis + b->rank > a->rank) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: legacy broadcast axis %d does not fit B of rank %d into A of "
+        "rank %d", clinfer_node_label (node), d->legacy_axis, b->rank, a->rank);
+    return FALSE;
+  }
+  for (int k = b->rank; k < a->rank - axis; k++)
+    eff->dims[eff->rank++] = 1;
+  return TRUE;
+}
+
+static gboolean
+check_input_type (const ClinferNode *node, const ClinferValueInfo *in, guint i,
+    GError **error)
+{
+  const BinData *d = node->op_data;
+  ClinferElementType t = in[i].type;
+
+  if (d->op == OP_POW && i == 1) {
+    if (type_in_class (t, TY_NUMERIC))
+      return TRUE;
+  } else if (i > 0 && t != in[0].type) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+        "%s: input %u is %s but input 0 is %s", clinfer_node_label (node), i,
+        clinfer_element_type_name (t), clinfer_element_type_name (in[0].type));
+    return FALSE;
+  } else if (type_in_class (t, d->types)) {
+    return TRUE;
+  } else if (i > 0) {
+    return TRUE;
+  }
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+      "%s: element type %s of input %u is not supported",
+      clinfer_node_label (node), clinfer_element_type_name (t), i);
+  return FALSE;
+}
+
+static gboolean
+infer_binary (const ClinferNode *node, const ClinferValueInfo *in,
+    ClinferValueInfo *out, GError **error)
+{
+  const BinData *d = node->op_data;
+  ClinferShape acc = in[0].shape, eff;
+
+  if (!clinfer_op_require_input (node, in, 0, error)
+      || !check_input_type (node, in, 0, error))
+    return FALSE;
+  for (guint i = 1; i < node->n_inputs; i++) {
+    if (!clinfer_op_require_input (node, in, i, error)
+        || !check_input_type (node, in, i, error)
+        || !effective_shape (node, i, &in[0].shape, &in[i].shape, &eff, error))
       return FALSE;
-    next = i == n - 1 ? clinfer_tensor_ref (out[0])
-        : clinfer_tensor_new (clinfer_tensor_get_element_type (acc), &s, error);
-    if (next == NULL
-        || !eval_binary_pair (node, d->op, acc, in[i], next, error))
+    if (!clinfer_shape_broadcast (&acc, &eff, &acc, error)) {
+      g_prefix_error (error, "%s: ", clinfer_node_label (node));
       return FALSE;
-    clinfer_tensor_unref (acc);
-    acc = g_steal_pointer (&next);
+    }
+  }
+  /* PRelu broadcasts the slope to X, never the other way. */
+  if (d->op == OP_PRELU && acc.rank >= 0 && in[0].shape.rank >= 0
+      && clinfer_shape_is_static (&acc) && clinfer_shape_is_static (&in[0].shape)
+      && !clinfer_shape_equal (&acc, &in[0].shape)) {
+    g_autofree char *sx = clinfer_shape_to_string (&in[0].shape);
+    g_autofree char *ss = clinfer_shape_to_string (&in[1].shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: slope of shape %s does not broadcast to X of shape %s",
+        clinfer_node_label (node), ss, sx);
+    return FALSE;
+  }
+  out[0].type = in[0].type;
+  out[0].shape = acc;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Typed kernels                                                     */
+
+/* Two's complement negation without signed overflow. */
+#define SNEG(T, x) ((T) (0 - (uint64_t) (x)))
+
+#define DIV_F(T, x, y) ((x) / (y))
+/* Integer division truncates like C; x/0 gives 0 instead of a trap (the
+ * result is undefined in ONNX) and MIN/-1 wraps. */
+#define DIV_S(T, x, y) ((y) == 0 ? (T) 0 : (y) == -1 ? SNEG (T, x) : (T) ((x) / (y)))
+#define DIV_U(T, x, y) ((y) == 0 ? (T) 0 : (T) ((x) / (y)))
+/* fmod=1: sign of the dividend (C fmod / %). */
+#define FMOD_F(T, x, y) ((T) fmod ((double) (x), (double) (y)))
+#define FMOD_S(T, x, y) ((y) == 0 || (y) == -1 ? (T) 0 : (T) ((x) % (y)))
+#define FMOD_U(T, x, y) ((y) == 0 ? (T) 0 : (T) ((x) % (y)))
+/* fmod=0: sign of the divisor (Python / numpy mod). */
+#define MOD_F(T, x, y) ((T) py_fmod ((double) (x), (double) (y)))
+#define MOD_S(T, x, y) ((T) py_imod ((int64_t) (x), (int64_t) (y)))
+#define MOD_U(T, x, y) FMOD_U (T, x, y)
+/* Max/Min propagate NaN like numpy. */
+#define MAX_F(T, x, y) ((x) != (x) || (x) > (y) ? (x) : (y))
+#define MIN_F(T, x, y) ((x) != (x) || (x) < (y) ? (x) : (y))
+#define MAX_S(T, x, y) ((x) > (y) ? (x) : (y))
+#define MIN_S(T, x, y) ((x) < (y) ? (x) : (y))
+#define MAX_U MAX_S
+#define MIN_U MIN_S
+
+static inline double
+py_fmod (double x, double y)
+{
+  double r = fmod (x, y);
+
+  if (r != 0 && (r < 0) != (y < 0))
+    r += y;
+  return r;
+}
+
+static inline int64_t
+py_imod (int64_t x, int64_t y)
+{
+  int64_t r;
+
+  if (y == 0 || y == -1)
+    return 0;
+  r = x % y;
+  if (r != 0 && (r < 0) != (y < 0))
+    r += y;
+  return r;
+}
+
+#define BIN_COMMON(T, K)                                                     \
+  case OP_ADD: case OP_SUM: case OP_MEAN: BIN_LOOP (T, T, T, (T) (x + y)); break; \
+  case OP_SUB: BIN_LOOP (T, T, T, (T) (x - y)); break;                       \
+  case OP_MUL: BIN_LOOP (T, T, T, (T) (x * y)); break;                       \
+  case OP_DIV: BIN_LOOP (T, T, T, DIV_##K (T, x, y)); break;                 \
+  case OP_MOD: BIN_LOOP (T, T, T, MOD_##K (T, x, y)); break;                 \
+  case OP_FMOD: BIN_LOOP (T, T, T, FMOD_##K (T, x, y)); break;               \
+  case OP_MAX: BIN_LOOP (T, T, T, MAX_##K (T, x, y)); break;                 \
+  case OP_MIN: BIN_LOOP (T, T, T, MIN_##K (T, x, y)); break
+
+#define BIN_SIGNED(T, K)                                                     \
+  switch (op) {                                                              \
+    BIN_COMMON (T, K);                                                       \
+    case OP_PRELU: BIN_LOOP (T, T, T, x < 0 ? (T) (x * y) : x); break;       \
+    default: break;                                                          \
+  }
+
+#define BIN_UNSIGNED(T)                                                      \
+  switch (op) {                                                              \
+    BIN_COMMON (T, U);                                                       \
+    case OP_SHL:                                                             \
+      BIN_LOOP (T, T, T, y >= 8 * sizeof (T) ? (T) 0 : (T) (x << y)); break; \
+    case OP_SHR:                                                             \
+      BIN_LOOP (T, T, T, y >= 8 * sizeof (T) ? (T) 0 : (T) (x >> y)); break; \
+    default: break;                                                          \
+  }
+
+/* o = a op b for one non-half element type; @b_shape is B's effective
+ * (broadcast) shape. Pow is handled by eval_pow (). */
+static gboolean
+binary_apply (const ClinferNode *node, BinOp op, const ClinferTensor *a,
+    const ClinferTensor *b, const ClinferShape *b_shape, ClinferTensor *o,
+    GError **error)
+{
+  const ClinferShape *ins[2] = { clinfer_tensor_get_shape (a), b_shape };
+  ClinferElementType t = clinfer_tensor_get_element_type (o);
+  Bcast bc;
+
+  bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
+  if (bc.n <= 0)
+    return TRUE;
+  switch (t) {
+    case CLINFER_TYPE_F32: BIN_SIGNED (float, F); break;
+    case CLINFER_TYPE_F64: BIN_SIGNED (double, F); break;
+    case CLINFER_TYPE_I8: BIN_SIGNED (int8_t, S); break;
+    case CLINFER_TYPE_I16: BIN_SIGNED (int16_t, S); break;
+    case CLINFER_TYPE_I32: BIN_SIGNED (int32_t, S); break;
+    case CLINFER_TYPE_I64: BIN_SIGNED (int64_t, S); break;
+    case CLINFER_TYPE_U8: BIN_UNSIGNED (uint8_t); break;
+    case CLINFER_TYPE_U16: BIN_UNSIGNED (uint16_t); break;
+    case CLINFER_TYPE_U32: BIN_UNSIGNED (uint32_t); break;
+    case CLINFER_TYPE_U64: BIN_UNSIGNED (uint64_t); break;
+    default:
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+          "%s: element type %s is not supported", clinfer_node_label (node),
+          clinfer_element_type_name (t));
+      return FALSE;
   }
   return TRUE;
 }
 
 /* ---------------------------------------------------------------- */
-/* Unary ops (float types; Abs/Neg also integers)                    */
+/* Type conversions (half types, mixed-type Pow)                     */
 
-typedef float (*UnaryFn) (float x, float alpha, float beta);
-
-static float u_relu (float x, float a, float b) { return x > 0.f ? x : 0.f; }
-static float u_sigmoid (float x, float a, float b) { return 1.f / (1.f + expf (-x)); }
-static float u_tanh (float x, float a, float b) { return tanhf (x); }
-static float u_exp (float x, float a, float b) { return expf (x); }
-static float u_log (float x, float a, float b) { return logf (x); }
-static float u_sqrt (float x, float a, float b) { return sqrtf (x); }
-static float u_abs (float x, float a, float b) { return fabsf (x); }
-static float u_neg (float x, float a, float b) { return -x; }
-static float u_recip (float x, float a, float b) { return 1.f / x; }
-static float u_floor (float x, float a, float b) { return floorf (x); }
-static float u_ceil (float x, float a, float b) { return ceilf (x); }
-static float u_leaky (float x, float a, float b) { return x >= 0.f ? x : a * x; }
-static float u_elu (float x, float a, float b) { return x >= 0.f ? x : a * (expf (x) - 1.f); }
-static float u_clip (float x, float a, float b) { return x < a ? a : (x > b ? b : x); }
-static float u_hsigmoid (float x, float a, float b) { return fmaxf (0.f, fminf (1.f, a * x + b)); }
-static float u_hswish (float x, float a, float b) { return x * fmaxf (0.f, fminf (1.f, x / 6.f + 0.5f)); }
-static float u_softplus (float x, float a, float b) { return x > 20.f ? x : log1pf (expf (x)); }
-
-typedef struct {
-  const char *name;
-  UnaryFn fn;
-  const char *alpha_attr;
-  float alpha_def;
-  const char *beta_attr;
-  float beta_def;
-} UnaryInfo;
-
-static const UnaryInfo unary_table[] = {
-  { "Relu", u_relu }, { "Sigmoid", u_sigmoid }, { "Tanh", u_tanh },
-  { "Exp", u_exp }, { "Log", u_log }, { "Sqrt", u_sqrt }, { "Abs", u_abs },
-  { "Neg", u_neg }, { "Reciprocal", u_recip }, { "Floor", u_floor },
-  { "Ceil", u_ceil }, { "LeakyRelu", u_leaky, "alpha", 0.01f },
-  { "Elu", u_elu, "alpha", 1.f }, { "Clip", u_clip, "min", -INFINITY, "max", INFINITY },
-  { "HardSigmoid", u_hsigmoid, "alpha", 0.2f, "beta", 0.5f },
-  { "HardSwish", u_hswish }, { "Softplus", u_softplus },
-};
-
-typedef struct {
-  const UnaryInfo *info;
-  float alpha, beta;
-} UnaryData;
-
-static gboolean
-prepare_unary (ClinferNode *node, GError **error)
-{
-  UnaryData *d = g_new0 (UnaryData, 1);
-
-  for (gsize i = 0; i < G_N_ELEMENTS (unary_table); i++)
-    if (strcmp (node->op_type, unary_table[i].name) == 0)
-      d->info = &unary_table[i];
-  d->alpha = d->info->alpha_def;
-  d->beta = d->info->beta_def;
-  if ((d->info->alpha_attr && !clinfer_node_attr_float (node,
-              d->info->alpha_attr, d->info->alpha_def, &d->alpha, error))
-      || (d->info->beta_attr && !clinfer_node_attr_float (node,
-              d->info->beta_attr, d->info->beta_def, &d->beta, error))) {
-    g_free (d);
-    return FALSE;
-  }
-  node->op_data = d;
-  return TRUE;
-}
-
-static gboolean
-infer_unary (const ClinferNode *node, const ClinferValueInfo *in,
-    ClinferValueInfo *out, GError **error)
-{
-  if (!clinfer_op_require_input (node, in, 0, error))
-    return FALSE;
-  if (strcmp (node->op_type, "Abs") != 0 && strcmp (node->op_type, "Neg") != 0
-      && strcmp (node->op_type, "Relu") != 0 && strcmp (node->op_type, "Clip") != 0
-      && !clinfer_element_type_is_float (in[0].type)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: expected a floating-point input, got %s",
-        clinfer_node_label (node), clinfer_element_type_name (in[0].type));
-    return FALSE;
-  }
-  out[0].type = in[0].type;
-  out[0].shape = in[0].shape;
-  return TRUE;
-}
-
-/* Clip-11+ takes min and max as optional scalar inputs. */
 static void
-clip_bounds (const ClinferNode *node, ClinferTensor *const *in, float *lo,
-    float *hi)
+store_double (ClinferTensor *t, int64_t i, double v)
 {
-  if (strcmp (node->op_type, "Clip") != 0 || node->opset < 11)
-    return;
-  if (node->n_inputs > 1 && in[1])
-    *lo = (float) clinfer_tensor_get_as_double (in[1], 0);
-  if (node->n_inputs > 2 && in[2])
-    *hi = (float) clinfer_tensor_get_as_double (in[2], 0);
+  gpointer p = clinfer_tensor_get_data (t);
+
+  switch (clinfer_tensor_get_element_type (t)) {
+    case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
+    case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
+    case CLINFER_TYPE_F16: ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v); break;
+    case CLINFER_TYPE_BF16: ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v); break;
+    case CLINFER_TYPE_I8: ((int8_t *) p)[i] = (int8_t) v; break;
+    case CLINFER_TYPE_I16: ((int16_t *) p)[i] = (int16_t) v; break;
+    case CLINFER_TYPE_I32: ((int32_t *) p)[i] = (int32_t) v; break;
+    case CLINFER_TYPE_I64: ((int64_t *) p)[i] = (int64_t) v; break;
+    case CLINFER_TYPE_U8: ((uint8_t *) p)[i] = (uint8_t) v; break;
+    case CLINFER_TYPE_U16: ((uint16_t *) p)[i] = (uint16_t) v; break;
+    case CLINFER_TYPE_U32: ((uint32_t *) p)[i] = (uint32_t) v; break;
+    case CLINFER_TYPE_U64: ((uint64_t *) p)[i] = (uint64_t) v; break;
+    default: break;
+  }
 }
 
-#define UNARY_INT(T)                                                     \
-  do {                                                                   \
-    const T *p = clinfer_tensor_get_const_data (in[0]);                  \
-    T *q = clinfer_tensor_get_data (out[0]);                             \
-    for (int64_t i = 0; i < n; i++) {                                    \
-      T x = p[i];                                                        \
-      if (fn == u_abs) q[i] = (double) x < 0 ? (T) -x : x;               \
-      else if (fn == u_neg) q[i] = (T) -x;                               \
-      else if (fn == u_relu) q[i] = x > 0 ? x : 0;                       \
-      else q[i] = (double) x < lo ? (T) lo : ((double) x > hi ? (T) hi : x); \
-    }                                                                    \
-  } while (0)
-
-static gboolean
-eval_unary (const ClinferNode *node, ClinferTensor *const *in,
-    ClinferTensor *const *out, GError **error)
+/* Element-wise conversion of @src into @dst (same shape). */
+static void
+convert_into (const ClinferTensor *src, ClinferTensor *dst)
 {
-  const UnaryData *d = node->op_data;
-  UnaryFn fn = d->info->fn;
-  float lo = d->alpha, hi = d->beta;
-  int64_t n = clinfer_tensor_get_n_elements (in[0]);
-  ClinferElementType t = clinfer_tensor_get_element_type (in[0]);
+  ClinferElementType st = clinfer_tensor_get_element_type (src);
+  ClinferElementType dt = clinfer_tensor_get_element_type (dst);
+  int64_t n = clinfer_tensor_get_n_elements (src);
 
-  clip_bounds (node, in, &lo, &hi);
-  if (t == CLINFER_TYPE_F32) {
-    const float *p = clinfer_tensor_get_const_data (in[0]);
-    float *q = clinfer_tensor_get_data (out[0]);
-#pragma omp parallel for schedule(static) if (n > 32768)
+  if (st == CLINFER_TYPE_F16 && dt == CLINFER_TYPE_F32) {
+    const uint16_t *p = clinfer_tensor_get_const_data (src);
+    float *q = clinfer_tensor_get_data (dst);
     for (int64_t i = 0; i < n; i++)
-      q[i] = fn (p[i], lo, hi);
-  } else if (t == CLINFER_TYPE_F64) {
-    const double *p = clinfer_tensor_get_const_data (in[0]);
-    double *q = clinfer_tensor_get_data (out[0]);
+      q[i] = clinfer_half_to_float (p[i]);
+  } else if (st == CLINFER_TYPE_F32 && dt == CLINFER_TYPE_F16) {
+    const float *p = clinfer_tensor_get_const_data (src);
+    uint16_t *q = clinfer_tensor_get_data (dst);
     for (int64_t i = 0; i < n; i++)
-      q[i] = fn == u_abs ? fabs (p[i]) : fn == u_neg ? -p[i]
-          : fn == u_exp ? exp (p[i]) : fn == u_log ? log (p[i])
-          : fn == u_sqrt ? sqrt (p[i]) : fn == u_tanh ? tanh (p[i])
-          : (double) fn ((float) p[i], lo, hi);
-  } else if (is_half (t)) {
-    uint16_t *q = clinfer_tensor_get_data (out[0]);
-    for (int64_t i = 0; i < n; i++) {
-      float v = fn ((float) clinfer_tensor_get_as_double (in[0], i), lo, hi);
-      q[i] = t == CLINFER_TYPE_F16 ? clinfer_float_to_half (v)
-          : clinfer_float_to_bfloat16 (v);
-    }
+      q[i] = clinfer_float_to_half (p[i]);
   } else {
-    switch (t) {
-      case CLINFER_TYPE_I8: UNARY_INT (int8_t); break;
-      case CLINFER_TYPE_I16: UNARY_INT (int16_t); break;
-      case CLINFER_TYPE_I32: UNARY_INT (int32_t); break;
-      case CLINFER_TYPE_I64: UNARY_INT (int64_t); break;
-      case CLINFER_TYPE_U8: UNARY_INT (uint8_t); break;
-      case CLINFER_TYPE_U16: UNARY_INT (uint16_t); break;
-      case CLINFER_TYPE_U32: UNARY_INT (uint32_t); break;
-      case CLINFER_TYPE_U64: UNARY_INT (uint64_t); break;
-      default:
-        g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-            "%s: element type %s is not supported", clinfer_node_label (node),
-            clinfer_element_type_name (t));
-        return FALSE;
-    }
+    for (int64_t i = 0; i < n; i++)
+      store_double (dst, i, clinfer_tensor_get_as_double (src, i));
   }
+}
+
+/* (transfer full) @t converted to @type (a new reference when it already
+ * has it). */
+static ClinferTensor *
+convert (ClinferTensor *t, ClinferElementType type, GError **error)
+{
+  ClinferTensor *r;
+
+  if (clinfer_tensor_get_element_type (t) == type)
+    return clinfer_tensor_ref (t);
+  r = clinfer_tensor_new (type, clinfer_tensor_get_shape (t), error);
+  if (r)
+    convert_into (t, r);
+  return r;
+}
+
+static void
+pow_apply (const ClinferTensor *a, const ClinferTensor *b,
+    const ClinferShape *b_shape, ClinferTensor *o)
+{
+  const ClinferShape *ins[2] = { clinfer_tensor_get_shape (a), b_shape };
+  Bcast bc;
+
+  bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
+  if (bc.n <= 0)
+    return;
+  if (clinfer_tensor_get_element_type (o) == CLINFER_TYPE_F32)
+    BIN_LOOP (float, float, float, powf (x, y));
+  else
+    BIN_LOOP (double, double, double, pow (x, y));
+}
+
+/* Pow: the exponent may have another type than the base (opset 12+); f32
+ * computes in f32, everything else in f64. */
+static gboolean
+eval_pow (ClinferTensor *a, ClinferTensor *b, const ClinferShape *b_shape,
+    ClinferTensor *o, GError **error)
+{
+  ClinferElementType ot = clinfer_tensor_get_element_type (o);
+  ClinferElementType ct = ot == CLINFER_TYPE_F32 ? ot : CLINFER_TYPE_F64;
+  g_autoptr (ClinferTensor) ca = NULL, cb = NULL, tmp = NULL;
+
+  cb = convert (b, ct, error);
+  ca = cb ? convert (a, ct, error) : NULL;
+  if (ca && ot != ct)
+    tmp = clinfer_tensor_new (ct, clinfer_tensor_get_shape (o), error);
+  if (ca == NULL || (ot != ct && tmp == NULL))
+    return FALSE;
+  pow_apply (ca, cb, b_shape, tmp ? tmp : o);
+  if (tmp)
+    convert_into (tmp, o);
   return TRUE;
 }
 
-#define BINARY(name, lo, hi, nin) \
-  { name, "", lo, hi, 2, nin, 1, 1, 0, prepare_binary, g_free, infer_binary, eval_binary }
-#define UNARY(name, lo, nin) \
-  { name, "", lo, 0, 1, nin, 1, 1, 0, prepare_unary, g_free, infer_unary, eval_unary }
+/* ---------------------------------------------------------------- */
+/* Eval                                                              */
+
+static void
+scale_mean (ClinferTensor *o, guint n)
+{
+  int64_t count = clinfer_tensor_get_n_elements (o);
+
+  if (clinfer_tensor_get_element_type (o) == CLINFER_TYPE_F32) {
+    float *p = clinfer_tensor_get_data (o);
+    for (int64_t i = 0; i < count; i++)
+      p[i] /= (float) n;
+  } else if (clinfer_tensor_get_element_type (o) == CLINFER_TYPE_F64) {
+    double *p = clinfer_tensor_get_data (o);
+    for (int64_t i = 0; i < count; i++)
+      p[i] /= (double) n;
+  }
+}
+
+/* o = in[0] op in[1] op ... (left fold, in place in @o, which has the
+ * broadcast shape of all inputs); no half types here. */
+static gboolean
+eval_fold (const ClinferNode *node, ClinferTensor **in, guint n,
+    ClinferTensor *o, GError **error)
+{
+  const BinData *d = node->op_data;
+  ClinferShape eff;
+
+  if (n == 1) {
+    if (clinfer_tensor_get_byte_size (o) > 0)
+      memcpy (clinfer_tensor_get_data (o), clinfer_tensor_get_const_data (in[0]),
+          clinfer_tensor_get_byte_size (o));
+    return TRUE;
+  }
+  for (guint i = 1; i < n; i++) {
+    ClinferTensor *a = i == 1 ? in[0] : o;
+    if (!effective_shape (node, i, clinfer_tensor_get_shape (in[0]),
+            clinfer_tensor_get_shape (in[i]), &eff, error))
+      return FALSE;
+    if (d->op == OP_POW) {
+      if (!eval_pow (a, in[i], &eff, o, error))
+        return FALSE;
+    } else if (!binary_apply (node, d->op, a, in[i], &eff, o, error)) {
+      return FALSE;
+    }
+  }
+  if (d->op == OP_MEAN)
+    scale_mean (o, n);
+  return TRUE;
+}
+
+static gboolean
+eval_binary (const ClinferNode *node, ClinferTensor *const *inputs,
+    ClinferTensor *const *outputs, GError **error)
+{
+  const BinData *d = node->op_data;
+  ClinferTensor *in[64];
+  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) clinfer_tensor_unref);
+  ClinferElementType ot = clinfer_tensor_get_element_type (outputs[0]);
+  g_autoptr (ClinferTensor) fo = NULL;
+  guint n = 0;
+
+  for (guint i = 0; i < node->n_inputs && n < G_N_ELEMENTS (in); i++)
+    if (inputs[i])
+      in[n++] = inputs[i];
+  if (n == 0 || n < node->n_inputs) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: expected %u present inputs (at most %u)", clinfer_node_label (node),
+        node->n_inputs, (guint) G_N_ELEMENTS (in));
+    return FALSE;
+  }
+  if (!is_half (ot))
+    return eval_fold (node, in, n, outputs[0], error);
+  /* f16/bf16 compute through f32 copies. */
+  for (guint i = 0; i < n; i++) {
+    if (d->op == OP_POW && i == 1)
+      continue;
+    in[i] = convert (in[i], CLINFER_TYPE_F32, error);
+    if (in[i] == NULL)
+      return FALSE;
+    g_ptr_array_add (keep, in[i]);
+  }
+  fo = clinfer_tensor_new (CLINFER_TYPE_F32,
+      clinfer_tensor_get_shape (outputs[0]), error);
+  if (fo == NULL || !eval_fold (node, in, n, fo, error))
+    return FALSE;
+  convert_into (fo, outputs[0]);
+  return TRUE;
+}
+
+#define BINARY(name, since, min_in, max_in) \
+  { name, "", since, 0, min_in, max_in, 1, 1, 0, prepare_binary, g_free, \
+    infer_binary, eval_binary }
 
 const ClinferOpDef clinfer_ops_eltwise[] = {
-  BINARY ("Add", 1, 0, 2),
-  BINARY ("Sub", 1, 0, 2),
-  BINARY ("Mul", 1, 0, 2),
-  BINARY ("Div", 1, 0, 2),
-  BINARY ("Pow", 1, 0, 2),
-  { "Max", "", 1, 0, 1, CLINFER_VARIADIC, 1, 1, 0, prepare_binary, g_free, infer_binary, eval_binary },
-  { "Min", "", 1, 0, 1, CLINFER_VARIADIC, 1, 1, 0, prepare_binary, g_free, infer_binary, eval_binary },
-  UNARY ("Relu", 1, 1),
-  UNARY ("Sigmoid", 1, 1),
-  UNARY ("Tanh", 1, 1),
-  UNARY ("Exp", 1, 1),
-  UNARY ("Log", 1, 1),
-  UNARY ("Sqrt", 1, 1),
-  UNARY ("Abs", 1, 1),
-  UNARY ("Neg", 1, 1),
-  UNARY ("Reciprocal", 1, 1),
-  UNARY ("Floor", 1, 1),
-  UNARY ("Ceil", 1, 1),
-  UNARY ("LeakyRelu", 1, 1),
-  UNARY ("Elu", 1, 1),
-  UNARY ("Clip", 1, 3),
-  UNARY ("HardSigmoid", 1, 1),
-  UNARY ("HardSwish", 14, 1),
-  UNARY ("Softplus", 1, 1),
+  BINARY ("Add", 1, 2, 2),
+  BINARY ("Sub", 1, 2, 2),
+  BINARY ("Mul", 1, 2, 2),
+  BINARY ("Div", 1, 2, 2),
+  BINARY ("Pow", 1, 2, 2),
+  BINARY ("Mod", 10, 2, 2),
+  BINARY ("Max", 1, 1, CLINFER_VARIADIC),
+  BINARY ("Min", 1, 1, CLINFER_VARIADIC),
+  BINARY ("Sum", 1, 1, CLINFER_VARIADIC),
+  BINARY ("Mean", 1, 1, CLINFER_VARIADIC),
+  BINARY ("PRelu", 1, 2, 2),
+  BINARY ("BitShift", 11, 2, 2),
   { NULL }
 };

@@ -84,6 +84,16 @@ extern const ClinferOpDef clinfer_ops_conv[];
 extern const ClinferOpDef clinfer_ops_pool[];
 extern const ClinferOpDef clinfer_ops_shape[];
 extern const ClinferOpDef clinfer_ops_fused[];
+extern const ClinferOpDef clinfer_ops_activation[];
+extern const ClinferOpDef clinfer_ops_logic[];
+extern const ClinferOpDef clinfer_ops_reduce[];
+extern const ClinferOpDef clinfer_ops_softmax[];
+extern const ClinferOpDef clinfer_ops_matmul[];
+extern const ClinferOpDef clinfer_ops_norm[];
+extern const ClinferOpDef clinfer_ops_index[];
+extern const ClinferOpDef clinfer_ops_resize[];
+extern const ClinferOpDef clinfer_ops_layout[];
+extern const ClinferOpDef clinfer_ops_convtranspose[];
 
 /* ---- helpers shared by op implementations (ops/op-util.c) ---- */
 

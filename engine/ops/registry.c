@@ -10,6 +10,16 @@ static const ClinferOpDef *const families[] = {
   clinfer_ops_pool,
   clinfer_ops_shape,
   clinfer_ops_fused,
+  clinfer_ops_activation,
+  clinfer_ops_logic,
+  clinfer_ops_reduce,
+  clinfer_ops_softmax,
+  clinfer_ops_matmul,
+  clinfer_ops_norm,
+  clinfer_ops_index,
+  clinfer_ops_resize,
+  clinfer_ops_layout,
+  clinfer_ops_convtranspose,
 };
 
 static gboolean

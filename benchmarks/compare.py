@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""Compare clinfer's CPU latency with ONNX Runtime (and OpenVINO) on BlazeFace.
+
+Usage (from the repository root, after building clinfer into build/):
+    scripts/install-deps.sh --python      # onnxruntime, openvino, numpy for python3
+    python3 benchmarks/compare.py [--clinfer-benchmark PATH] [--threads 1,2]
+                                  [--rounds 5] [--iterations 200] [--warmup 20]
+                                  [--models front,back] [--no-openvino] [--json FILE]
+
+For each model (models/blazeface/*.onnx) and each thread count it feeds the
+same random input (uniform [-1, 1), fixed seed) to every runtime and
+alternates them round by round, so a slow phase of the machine hits all of
+them alike. Each round times --iterations inferences after --warmup untimed
+ones and takes their median; the figure reported is the median of the round
+medians, in milliseconds per inference.
+
+- clinfer: `clinfer-benchmark MODEL --device CPU --threads N --iterations K
+  --warmup W --input NAME=FILE`, one process per round; its timing is taken in
+  C around the inference call (the `median_ms=` line it prints last).
+- ONNX Runtime (pip onnxruntime): CPU provider, f32, intra_op_num_threads=N,
+  inter_op_num_threads=1, sequential execution, all graph optimisations;
+  inputs and outputs pre-bound (IOBinding), timed in Python around
+  run_with_iobinding().
+- OpenVINO (pip openvino, when `import openvino` works): CPU device,
+  INFERENCE_NUM_THREADS=N, PERFORMANCE_HINT=LATENCY, INFERENCE_PRECISION_HINT=f32
+  (so a CPU with bf16/AMX does not silently run in lower precision), timed in
+  Python around InferRequest.infer().
+The Python-timed runtimes include a few microseconds of Python call overhead.
+
+Prints a markdown table (paste it into docs/performance.md) plus the CPU model
+from /proc/cpuinfo and the ISA clinfer's CPU kernels would pick (avx512f >
+avx2 > generic). Exit status 1 when a runtime failed.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV_PYTHON = os.path.join(ROOT, ".venv", "bin", "python3")
+
+try:
+    import numpy as np
+    import onnxruntime as ort
+except ImportError:
+    # scripts/install-deps.sh --python falls back to .venv under PEP 668.
+    if os.path.exists(VENV_PYTHON) and os.path.realpath(sys.prefix) != os.path.dirname(os.path.dirname(VENV_PYTHON)) \
+            and not os.environ.get("CLINFER_COMPARE_REEXEC"):
+        os.environ["CLINFER_COMPARE_REEXEC"] = "1"
+        os.execv(VENV_PYTHON, [VENV_PYTHON] + sys.argv)
+    sys.exit("compare.py: needs numpy and onnxruntime for %s "
+             "(scripts/install-deps.sh --python)" % sys.executable)
+
+try:
+    import openvino as ov
+except ImportError:
+    ov = None
+
+MODELS = {
+    "front": "models/blazeface/face_detection_front_128x128_barracuda.onnx",
+    "back": "models/blazeface/face_detection_back_256x256_barracuda.onnx",
+}
+DEFAULT_BENCHMARKS = ["build/engine/tools/clinfer-benchmark",
+                      "build-release/engine/tools/clinfer-benchmark"]
+SEED = 1234
+
+
+def cpu_info():
+    model, flags = platform.processor() or "unknown", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name":
+                    model = value.strip()
+                elif key == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    isa = "avx512f" if "avx512f" in flags else "avx2" if "avx2" in flags else "generic"
+    return model, isa
+
+
+def usable_cpus():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count()
+
+
+def median_ms(run_once, iterations, warmup):
+    for _ in range(warmup):
+        run_once()
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter_ns()
+        run_once()
+        times.append(time.perf_counter_ns() - start)
+    return statistics.median(times) / 1e6
+
+
+class ClinferRunner:
+    name = "clinfer"
+
+    def __init__(self, binary, model, input_name, input_path, threads):
+        self.cmd = [binary, model, "--device", "CPU", "--threads", str(threads),
+                    "--input", "%s=%s" % (input_name, input_path)]
+
+    def round(self, iterations, warmup):
+        cmd = self.cmd + ["--iterations", str(iterations), "--warmup", str(warmup)]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+        lines = proc.stdout.strip().splitlines()
+        match = re.match(r"^median_ms=([0-9.eE+-]+)$", lines[-1]) if lines else None
+        if proc.returncode != 0 or not match:
+            raise RuntimeError("%s exited %d:\n%s%s" % (" ".join(cmd), proc.returncode,
+                                                        proc.stdout, proc.stderr))
+        return float(match.group(1))
+
+
+class OrtRunner:
+    name = "ORT"
+
+    def __init__(self, model, input_name, data, threads):
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        self.sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+        self.binding = self.sess.io_binding()
+        self.input = ort.OrtValue.ortvalue_from_numpy(data)
+        self.binding.bind_ortvalue_input(input_name, self.input)
+        for out in self.sess.get_outputs():
+            self.binding.bind_output(out.name, "cpu")
+        self.sess.run_with_iobinding(self.binding)  # allocates the outputs once
+
+    def round(self, iterations, warmup):
+        return median_ms(lambda: self.sess.run_with_iobinding(self.binding), iterations, warmup)
+
+
+class OpenVinoRunner:
+    name = "OpenVINO"
+
+    def __init__(self, model, input_name, data, threads):
+        core = ov.Core()
+        config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
+                  "INFERENCE_PRECISION_HINT": "f32"}
+        self.compiled = core.compile_model(model, "CPU", config)
+        self.request = self.compiled.create_infer_request()
+        self.request.set_input_tensor(ov.Tensor(data))
+        self.request.infer()
+
+    def round(self, iterations, warmup):
+        return median_ms(self.request.infer, iterations, warmup)
+
+
+def fmt(value):
+    return "%.3f" % value if isinstance(value, float) else value
+
+
+def ratio(a, b):
+    return "%.2f" % (a / b) if isinstance(a, float) and isinstance(b, float) and b > 0 else "n/a"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--clinfer-benchmark", metavar="PATH",
+                        help="clinfer-benchmark binary (default: %s)" % " or ".join(DEFAULT_BENCHMARKS))
+    parser.add_argument("--no-clinfer", action="store_true", help="only time the other runtimes")
+    parser.add_argument("--no-openvino", action="store_true", help="skip OpenVINO even if installed")
+    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
+    parser.add_argument("--models", default="front,back", help="front, back or both (default front,back)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+
+    binary = None
+    if not args.no_clinfer:
+        candidates = [args.clinfer_benchmark] if args.clinfer_benchmark else DEFAULT_BENCHMARKS
+        binary = next((c for c in candidates if c and os.access(c, os.X_OK)), None)
+        if binary is None:
+            sys.exit("compare.py: clinfer-benchmark not found (tried %s); build first "
+                     "(meson setup build && ninja -C build) or pass --clinfer-benchmark"
+                     % ", ".join(candidates))
+        binary = os.path.abspath(binary)
+    use_ov = ov is not None and not args.no_openvino
+    threads_list = [int(t) for t in args.threads.split(",")]
+    model_keys = [m.strip() for m in args.models.split(",")]
+    for key in model_keys:
+        if key not in MODELS:
+            sys.exit("compare.py: unknown model '%s' (front, back)" % key)
+
+    cpu_model, isa = cpu_info()
+    print("CPU: %s (%d usable CPUs), clinfer ISA: %s" % (cpu_model, usable_cpus(), isa))
+    print("onnxruntime %s, openvino %s, numpy %s; %d rounds x %d iterations (+%d warm-up)\n" % (
+        ort.__version__, ov.get_version() if use_ov else "not used", np.__version__,
+        args.rounds, args.iterations, args.warmup), flush=True)
+
+    results, failed = [], False
+    with tempfile.TemporaryDirectory(prefix="clinfer-compare-") as tmp:
+        for key in model_keys:
+            model = MODELS[key]
+            quiet = ort.SessionOptions()
+            quiet.log_severity_level = 3  # tf2onnx leaves unused initialisers: ORT warns
+            probe = ort.InferenceSession(model, quiet, providers=["CPUExecutionProvider"])
+            inp = probe.get_inputs()[0]
+            del probe
+            data = np.random.default_rng(SEED).uniform(-1.0, 1.0, size=inp.shape).astype(np.float32)
+            input_path = os.path.join(tmp, key + ".npy")
+            np.save(input_path, data)
+            for threads in threads_list:
+                runners, medians = [], {}
+                if binary:
+                    runners.append(ClinferRunner(binary, model, inp.name, input_path, threads))
+                runners.append(OrtRunner(model, inp.name, data, threads))
+                if use_ov:
+                    runners.append(OpenVinoRunner(model, inp.name, data, threads))
+                rounds = {r.name: [] for r in runners}
+                for _ in range(args.rounds):
+                    for runner in runners:
+                        if runner.name in medians:  # failed earlier
+                            continue
+                        try:
+                            rounds[runner.name].append(runner.round(args.iterations, args.warmup))
+                        except RuntimeError as exc:
+                            print("compare.py: %s failed: %s" % (runner.name, exc), file=sys.stderr)
+                            medians[runner.name] = "error"
+                            failed = True
+                for name, values in rounds.items():
+                    if name not in medians:
+                        medians[name] = statistics.median(values)
+                row = {"model": os.path.basename(model), "threads": threads,
+                       "clinfer_ms": medians.get("clinfer", "n/a"),
+                       "ort_ms": medians.get("ORT", "n/a"),
+                       "openvino_ms": medians.get("OpenVINO", "n/a"),
+                       "rounds": rounds}
+                results.append(row)
+                print("%s threads=%d: %s" % (row["model"], threads, ", ".join(
+                    "%s %s ms" % (n, fmt(v)) for n, v in medians.items())), flush=True)
+
+    print("\n| model | threads | clinfer ms | ORT ms | OpenVINO ms | clinfer/ORT | clinfer/OpenVINO |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in results:
+        print("| %s | %d | %s | %s | %s | %s | %s |" % (
+            row["model"], row["threads"], fmt(row["clinfer_ms"]), fmt(row["ort_ms"]),
+            fmt(row["openvino_ms"]), ratio(row["clinfer_ms"], row["ort_ms"]),
+            ratio(row["clinfer_ms"], row["openvino_ms"])))
+    print("\nCPU: %s; clinfer ISA: %s; %d usable CPUs; ratios < 1 mean clinfer is faster."
+          % (cpu_model, isa, usable_cpus()))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"cpu": cpu_model, "isa": isa, "cpus": usable_cpus(),
+                       "onnxruntime": ort.__version__,
+                       "openvino": ov.get_version() if use_ov else None,
+                       "rounds": args.rounds, "iterations": args.iterations,
+                       "warmup": args.warmup, "results": results}, f, indent=1)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

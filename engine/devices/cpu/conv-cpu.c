@@ -1,0 +1,329 @@
+/* clinfer — the CPU device's fast Conv and FusedConv (f32, 2-D, NCHW):
+ * weights packed once at compile time, then a 1x1 GEMM, a depthwise or an
+ * im2col + GEMM path, each applying bias, residual and activation while
+ * the output tile is still in registers. */
+#include "devices/cpu/cpu-simd.h"
+#include <omp.h>
+#include <string.h>
+
+/* Geometry values and buffers beyond these go to the reference eval: the
+ * kernels index with int and scratch must stay reasonable. */
+#define MAX_EXTENT (1 << 24)
+#define MAX_SCRATCH_FLOATS ((gsize) 1 << 26)
+
+typedef enum { CONV_GEMM_1X1, CONV_DEPTHWISE, CONV_IM2COL } ConvPath;
+
+static const char *const path_names[] = { "conv1x1_gemm", "conv_depthwise",
+  "conv_im2col_gemm" };
+
+typedef struct {
+  const ClinferCpuSimd *simd;
+  ConvPath path;
+  ClinferShape x_shape;      /* the input shape the kernel was made for */
+  int batch, cin, cout, group, cout_g, k;  /* k: GEMM depth */
+  ClinferCpuConvGeom geom;
+  ClinferCpuDwArgs dw;
+  int *taps;
+  float *a;                  /* packed GEMM panels or depthwise weights */
+  gsize a_group;             /* floats of @a per group */
+  float *bias;               /* GEMM: per group, rounded up to mr */
+  gsize bias_group;
+  ClinferCpuEpilogue ep;
+  gboolean has_z;
+  int n_scratch;             /* per-thread scratch buffers */
+  gsize scratch_floats;      /* floats per buffer */
+  float *scratch;
+} ConvState;
+
+static void
+conv_state_free (gpointer data)
+{
+  ConvState *st = data;
+
+  g_free (st->taps);
+  g_aligned_free (st->a);
+  g_aligned_free (st->bias);
+  g_aligned_free (st->scratch);
+  g_free (st);
+}
+
+/* ---------------------------------------------------------------- */
+/* Run                                                               */
+
+static int
+n_threads (const ConvState *st)
+{
+  return MAX (1, MIN (omp_get_max_threads (), st->n_scratch));
+}
+
+static float *
+thread_scratch (const ConvState *st)
+{
+  return st->scratch + (gsize) omp_get_thread_num () * st->scratch_floats;
+}
+
+/* GEMM paths: tasks are (image, group, column block, row part); row parts
+ * only split when there are fewer column blocks than threads. */
+static void
+run_gemm (const ConvState *st, const float *x, const float *z, float *y)
+{
+  const ClinferCpuConvGeom *g = &st->geom;
+  const ClinferCpuSimd *s = st->simd;
+  int64_t cols = (int64_t) g->oh * g->ow, in_plane = (int64_t) g->ih * g->iw;
+  int64_t nb = (cols + s->nr - 1) / s->nr;
+  int64_t panels = (st->cout_g + s->mr - 1) / s->mr;
+  int nt = n_threads (st);
+  int64_t tasks = (int64_t) st->batch * st->group * nb;
+  int64_t parts = tasks >= nt ? 1 : MIN (panels, (nt + tasks - 1) / tasks);
+  int64_t per_part = (panels + parts - 1) / parts * s->mr;
+
+#pragma omp parallel for num_threads (nt) schedule (static)
+  for (int64_t t = 0; t < tasks * parts; t++) {
+    int64_t part = t % parts, jb = t / parts % nb, bg = t / parts / nb;
+    int64_t b = bg / st->group, grp = bg % st->group, j0 = jb * s->nr;
+    int nc = (int) MIN (s->nr, cols - j0);
+    int64_t r0 = part * per_part, rows = MIN (per_part, st->cout_g - r0);
+    int64_t ybase = (b * st->cout + grp * st->cout_g + r0) * cols + j0;
+    float *scr = thread_scratch (st);
+
+    if (rows <= 0)
+      continue;
+    if (st->path == CONV_GEMM_1X1)
+      s->pack_b (scr, x + b * st->cin * in_plane + j0, in_plane, st->k, nc);
+    else
+      s->im2col_pack (scr, x + (b * st->cin + grp * g->cin_g) * in_plane, g,
+          j0, nc);
+    s->gemm ((int) rows, st->k,
+        st->a + grp * st->a_group + (gsize) r0 * st->k,
+        st->bias + grp * st->bias_group + r0, scr, nc, y + ybase, cols,
+        z ? z + ybase : NULL, cols, &st->ep);
+  }
+}
+
+static void
+run_depthwise (const ConvState *st, const float *x, const float *z, float *y)
+{
+  const ClinferCpuConvGeom *g = &st->geom;
+  int64_t planes = (int64_t) st->batch * st->cout;
+  int64_t in_plane = (int64_t) g->ih * g->iw, out_plane = (int64_t) g->oh * g->ow;
+  int nt = n_threads (st);
+
+#pragma omp parallel for num_threads (nt) schedule (static)
+  for (int64_t p = 0; p < planes; p++) {
+    int64_t c = p % st->cout;
+    st->simd->depthwise (&st->dw, x + p * in_plane, st->a + c * st->dw.n_taps,
+        st->bias[c], z ? z + p * out_plane : NULL, y + p * out_plane,
+        thread_scratch (st));
+  }
+}
+
+static gboolean
+conv_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const ConvState *st = kernel->state;
+  const ClinferShape *xs = clinfer_tensor_get_shape (inputs[0]);
+  const float *z = NULL;
+
+  if (!clinfer_shape_equal (xs, &st->x_shape)) {
+    g_autofree char *got = clinfer_shape_to_string (xs);
+    g_autofree char *want = clinfer_shape_to_string (&st->x_shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: kernel %s was prepared for input %s, got %s",
+        clinfer_node_label (node), kernel->name, want, got);
+    return FALSE;
+  }
+  if (st->has_z && inputs[3])
+    z = clinfer_tensor_get_const_data (inputs[3]);
+  if (st->path == CONV_DEPTHWISE)
+    run_depthwise (st, clinfer_tensor_get_const_data (inputs[0]), z,
+        clinfer_tensor_get_data (outputs[0]));
+  else
+    run_gemm (st, clinfer_tensor_get_const_data (inputs[0]), z,
+        clinfer_tensor_get_data (outputs[0]));
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Preparation                                                       */
+
+/* A in panels of mr rows per group: panel p, depth kk, row r at
+ * ((p * k) + kk) * mr + r; W is [cout, k] row-major. */
+static void
+pack_gemm_weights (ConvState *st, const float *w, const float *b)
+{
+  int mr = st->simd->mr;
+  int64_t panels = (st->cout_g + mr - 1) / mr;
+
+  st->a_group = (gsize) panels * mr * st->k;
+  st->bias_group = (gsize) panels * mr;
+  st->a = g_aligned_alloc0 (st->a_group * st->group, sizeof (float), 64);
+  st->bias = g_aligned_alloc0 (st->bias_group * st->group, sizeof (float), 64);
+  for (int grp = 0; grp < st->group; grp++)
+    for (int m = 0; m < st->cout_g; m++) {
+      int oc = grp * st->cout_g + m;
+      float *pa = st->a + grp * st->a_group + (gsize) (m / mr) * st->k * mr + m % mr;
+      for (int kk = 0; kk < st->k; kk++)
+        pa[(gsize) kk * mr] = w[(gsize) oc * st->k + kk];
+      st->bias[grp * st->bias_group + m] = b ? b[oc] : 0.f;
+    }
+}
+
+static void
+prepare_depthwise (ConvState *st, const float *w, const float *b)
+{
+  ClinferCpuDwArgs *dw = &st->dw;
+  const ClinferCpuConvGeom *g = &st->geom;
+  int wn = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+
+  dw->g = *g;
+  dw->ep = st->ep;
+  dw->hp = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
+  dw->pw = (wn + g->sw - 1) / g->sw;
+  dw->n_taps = g->kh * g->kw;
+  st->taps = g_new (int, dw->n_taps);
+  for (int ky = 0; ky < g->kh; ky++)
+    for (int kx = 0; kx < g->kw; kx++) {
+      int off = kx * g->dw;
+      st->taps[ky * g->kw + kx] = ((off % g->sw) * dw->hp + ky * g->dh) * dw->pw
+          + off / g->sw;
+    }
+  dw->taps = st->taps;
+  st->a = g_aligned_alloc (st->cout * dw->n_taps, sizeof (float), 64);
+  memcpy (st->a, w, sizeof (float) * st->cout * dw->n_taps);
+  st->bias = g_aligned_alloc0 (st->cout, sizeof (float), 64);
+  for (int c = 0; c < st->cout && b; c++)
+    st->bias[c] = b[c];
+  st->scratch_floats = (gsize) g->sw * dw->hp * dw->pw;
+}
+
+/* Fills the geometry; FALSE when an extent is beyond what the kernels
+ * index. */
+static gboolean
+fill_geometry (ConvState *st, const ClinferShape *xs, const ClinferShape *ws,
+    const ClinferWindow *win, int64_t group)
+{
+  const int64_t v[] = { xs->dims[0], xs->dims[1], ws->dims[0], xs->dims[2],
+    xs->dims[3], win->out[0], win->out[1], win->kernel[0], win->kernel[1],
+    win->stride[0], win->stride[1], win->dilation[0], win->dilation[1],
+    win->pad_begin[0], win->pad_begin[1], win->pad_end[0], win->pad_end[1] };
+  ClinferCpuConvGeom *g = &st->geom;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (v); i++)
+    if (v[i] < 0 || v[i] > MAX_EXTENT)
+      return FALSE;
+  st->x_shape = *xs;
+  st->batch = xs->dims[0];
+  st->cin = xs->dims[1];
+  st->cout = ws->dims[0];
+  st->group = group;
+  st->cout_g = st->cout / group;
+  g->cin_g = st->cin / group;
+  g->ih = xs->dims[2];
+  g->iw = xs->dims[3];
+  g->oh = win->out[0];
+  g->ow = win->out[1];
+  g->kh = win->kernel[0];
+  g->kw = win->kernel[1];
+  g->sh = win->stride[0];
+  g->sw = win->stride[1];
+  g->dh = win->dilation[0];
+  g->dw = win->dilation[1];
+  g->pt = win->pad_begin[0];
+  g->pl = win->pad_begin[1];
+  st->k = g->cin_g * g->kh * g->kw;
+  return (int64_t) st->k <= MAX_EXTENT && st->batch > 0 && st->cout > 0
+      && g->oh > 0 && g->ow > 0;
+}
+
+static ConvPath
+choose_path (const ConvState *st, const ClinferWindow *win)
+{
+  const ClinferCpuConvGeom *g = &st->geom;
+
+  if (st->group == st->cin && st->cout == st->cin)
+    return CONV_DEPTHWISE;
+  if (st->group == 1 && g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1
+      && g->pt == 0 && g->pl == 0 && win->pad_end[0] == 0 && win->pad_end[1] == 0)
+    return CONV_GEMM_1X1;
+  return CONV_IM2COL;
+}
+
+static void
+fill_epilogue (const ClinferNode *node, ConvState *st)
+{
+  const ClinferConvParams *p = node->op_data;
+
+  st->ep.act = p->act;
+  st->ep.min = p->act_min;
+  st->ep.max = p->act_max;
+  st->ep.alpha = p->act_alpha;
+  st->has_z = node->n_inputs > 3 && node->inputs[3].node != NULL;
+}
+
+/* The node's ports when the fast kernel applies to it, else FALSE. */
+static gboolean
+applicable (const ClinferNode *node, ClinferPortDesc **x, ClinferPortDesc **w,
+    const float **bias)
+{
+  ClinferPortDesc *b = node->n_inputs > 2 ? clinfer_node_input_desc (node, 2) : NULL;
+
+  *x = clinfer_node_input_desc (node, 0);
+  *w = clinfer_node_input_desc (node, 1);
+  if (node->op_data == NULL || *x == NULL || *w == NULL
+      || (*x)->type != CLINFER_TYPE_F32 || (*x)->shape.rank != 4
+      || !clinfer_shape_is_static (&(*x)->shape) || (*w)->value == NULL
+      || clinfer_tensor_get_element_type ((*w)->value) != CLINFER_TYPE_F32
+      || (b && (b->value == NULL
+              || clinfer_tensor_get_element_type (b->value) != CLINFER_TYPE_F32)))
+    return FALSE;
+  *bias = b ? clinfer_tensor_get_const_data (b->value) : NULL;
+  return TRUE;
+}
+
+gboolean
+clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  const ClinferConvParams *p = node->op_data;
+  ClinferPortDesc *xd, *wd;
+  const float *bias;
+  ClinferWindow win;
+  ConvState *st;
+
+  if (!applicable (node, &xd, &wd, &bias))
+    return FALSE;
+  if (!clinfer_conv_window (node, &xd->shape, &wd->shape, &win, error))
+    return FALSE;
+  st = g_new0 (ConvState, 1);
+  st->simd = clinfer_cpu_simd_get (isa);
+  if (!fill_geometry (st, &xd->shape, clinfer_tensor_get_shape (wd->value),
+          &win, p->group)) {
+    conv_state_free (st);
+    return FALSE;
+  }
+  fill_epilogue (node, st);
+  st->path = choose_path (st, &win);
+  if (st->path == CONV_DEPTHWISE) {
+    prepare_depthwise (st, clinfer_tensor_get_const_data (wd->value), bias);
+  } else {
+    pack_gemm_weights (st, clinfer_tensor_get_const_data (wd->value), bias);
+    st->scratch_floats = (gsize) st->k * st->simd->nr;
+  }
+  /* Rounded to whole cache lines so threads do not share one. */
+  st->scratch_floats = (st->scratch_floats + 15) & ~(gsize) 15;
+  st->n_scratch = MAX (1, omp_get_max_threads ());
+  if (st->scratch_floats > MAX_SCRATCH_FLOATS / st->n_scratch) {
+    conv_state_free (st);
+    return FALSE;
+  }
+  st->scratch = g_aligned_alloc (st->scratch_floats * st->n_scratch,
+      sizeof (float), 64);
+  kernel->name = g_strdup_printf ("%s_%s", path_names[st->path],
+      st->simd->isa_name);
+  kernel->state = st;
+  kernel->free_state = conv_state_free;
+  kernel->run = conv_run;
+  return TRUE;
+}

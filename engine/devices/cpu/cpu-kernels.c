@@ -1,0 +1,28 @@
+/* clinfer — the CPU device's fast-kernel factory table: one line per
+ * (domain, op type) that has a faster kernel than the reference eval. */
+#include "devices/cpu/cpu-simd.h"
+#include <string.h>
+
+static const struct {
+  const char *domain;
+  const char *op_type;
+  ClinferCpuKernelFactory factory;
+} factories[] = {
+  { "", "Conv", clinfer_cpu_conv_factory },
+  { "com.clinfer", "FusedConv", clinfer_cpu_conv_factory },
+  { "", "MaxPool", clinfer_cpu_max_pool_factory },
+};
+
+ClinferCpuKernelFactory
+clinfer_cpu_kernel_lookup (const ClinferNode *node)
+{
+  const char *domain = node->domain ? node->domain : "";
+
+  if (strcmp (domain, "ai.onnx") == 0)
+    domain = "";
+  for (gsize i = 0; i < G_N_ELEMENTS (factories); i++)
+    if (strcmp (factories[i].op_type, node->op_type) == 0
+        && strcmp (factories[i].domain, domain) == 0)
+      return factories[i].factory;
+  return NULL;
+}

@@ -1,0 +1,431 @@
+/* clinfer — the CPU device's inner kernels, written once with GCC vector
+ * extensions and compiled once per ISA: meson passes the -m flags and
+ * CLINFER_ISA_SUFFIX (generic, avx2, avx512). Contract in cpu-simd.h. */
+#include "devices/cpu/cpu-simd.h"
+#include <string.h>
+
+#ifndef CLINFER_ISA_SUFFIX
+#error "CLINFER_ISA_SUFFIX must be defined (generic, avx2 or avx512)"
+#endif
+
+/* Vector width in floats and GEMM micro-tile rows: the tile of MR x 2
+ * vectors of accumulators plus two B vectors and a broadcast must fit the
+ * register file (16 registers below AVX-512, 32 with it). */
+#if defined(__AVX512F__)
+#define VW 16
+#define MR 12
+#elif defined(__AVX2__)
+#define VW 8
+#define MR 6
+#else
+#define VW 4
+#define MR 6
+#endif
+#define NV 2
+#define NR (VW * NV)
+
+typedef float vf __attribute__ ((vector_size (VW * sizeof (float))));
+typedef int32_t vi __attribute__ ((vector_size (VW * sizeof (float))));
+
+#define CONCAT3_(a, b, c) a##b##c
+#define CONCAT3(a, b, c) CONCAT3_ (a, b, c)
+#define ISA(name) CONCAT3 (name, _, CLINFER_ISA_SUFFIX)
+#define INLINE static inline __attribute__ ((always_inline))
+
+INLINE vf
+vload (const float *p)
+{
+  vf v;
+  memcpy (&v, p, sizeof (v));
+  return v;
+}
+
+INLINE void
+vstore (float *p, vf v)
+{
+  memcpy (p, &v, sizeof (v));
+}
+
+INLINE vf
+vbcast (float x)
+{
+  return (vf) { 0 } + x;
+}
+
+INLINE vf
+vselect (vi mask, vf a, vf b)
+{
+  return (vf) (((vi) a & mask) | ((vi) b & ~mask));
+}
+
+INLINE vf
+vmax (vf a, vf b)
+{
+  return vselect (a > b, a, b);
+}
+
+/* @act is a constant after inlining: each caller gets its own copy. */
+INLINE vf
+vact (vf v, const ClinferCpuEpilogue *ep, const int act)
+{
+  switch (act) {
+    case CLINFER_ACT_RELU:
+      return vmax (v, vbcast (0.f));
+    case CLINFER_ACT_CLIP:
+      v = vselect (v < vbcast (ep->min), vbcast (ep->min), v);
+      return vselect (v > vbcast (ep->max), vbcast (ep->max), v);
+    case CLINFER_ACT_LEAKY_RELU:
+      return vselect (v >= vbcast (0.f), v, v * vbcast (ep->alpha));
+    default:
+      return v;
+  }
+}
+
+INLINE float
+sact (float v, const ClinferCpuEpilogue *ep, const int act)
+{
+  switch (act) {
+    case CLINFER_ACT_RELU: return v > 0.f ? v : 0.f;
+    case CLINFER_ACT_CLIP: return v < ep->min ? ep->min : (v > ep->max ? ep->max : v);
+    case CLINFER_ACT_LEAKY_RELU: return v >= 0.f ? v : v * ep->alpha;
+    default: return v;
+  }
+}
+
+/* Instantiates @impl for each activation, with and without z. */
+#define DISPATCH_EPILOGUE(impl, ep, z, ...)                                  \
+  do {                                                                       \
+    switch ((ep)->act) {                                                     \
+      case CLINFER_ACT_RELU:                                                 \
+        if (z) impl (__VA_ARGS__, CLINFER_ACT_RELU, 1);                      \
+        else impl (__VA_ARGS__, CLINFER_ACT_RELU, 0);                        \
+        break;                                                               \
+      case CLINFER_ACT_CLIP:                                                 \
+        if (z) impl (__VA_ARGS__, CLINFER_ACT_CLIP, 1);                      \
+        else impl (__VA_ARGS__, CLINFER_ACT_CLIP, 0);                        \
+        break;                                                               \
+      case CLINFER_ACT_LEAKY_RELU:                                           \
+        if (z) impl (__VA_ARGS__, CLINFER_ACT_LEAKY_RELU, 1);                \
+        else impl (__VA_ARGS__, CLINFER_ACT_LEAKY_RELU, 0);                  \
+        break;                                                               \
+      default:                                                               \
+        if (z) impl (__VA_ARGS__, CLINFER_ACT_NONE, 1);                      \
+        else impl (__VA_ARGS__, CLINFER_ACT_NONE, 0);                        \
+        break;                                                               \
+    }                                                                        \
+  } while (0)
+
+/* ---------------------------------------------------------------- */
+/* GEMM                                                              */
+
+static void
+ISA (pack_b) (float *dst, const float *b, ptrdiff_t ldb, int k, int nc)
+{
+  for (int kk = 0; kk < k; kk++) {
+    const float *src = b + kk * ldb;
+    float *d = dst + (ptrdiff_t) kk * NR;
+    if (nc == NR) {
+      memcpy (d, src, NR * sizeof (float));
+    } else {
+      memcpy (d, src, nc * sizeof (float));
+      memset (d + nc, 0, (NR - nc) * sizeof (float));
+    }
+  }
+}
+
+/* One row segment of the im2col matrix: output columns ox0 .. ox0 + n - 1
+ * of output row @oy for tap (ky, kx) of input plane @xc. */
+static void
+im2col_segment (float *d, const float *xc, const ClinferCpuConvGeom *g,
+    int oy, int ox0, int n, int ky, int kx)
+{
+  int iy = oy * g->sh - g->pt + ky * g->dh;
+  int off = kx * g->dw - g->pl, lo, hi;
+  const float *row;
+
+  if (iy < 0 || iy >= g->ih) {
+    memset (d, 0, n * sizeof (float));
+    return;
+  }
+  row = xc + (ptrdiff_t) iy * g->iw;
+  /* Valid ox: 0 <= ox * sw + off < iw. */
+  lo = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;
+  hi = g->iw - 1 - off < 0 ? 0 : (g->iw - 1 - off) / g->sw + 1;
+  lo = CLAMP (lo, ox0, ox0 + n);
+  hi = CLAMP (hi, lo, ox0 + n);
+  for (int ox = ox0; ox < lo; ox++)
+    d[ox - ox0] = 0.f;
+  if (g->sw == 1)
+    memcpy (d + lo - ox0, row + lo + off, (hi - lo) * sizeof (float));
+  else
+    for (int ox = lo; ox < hi; ox++)
+      d[ox - ox0] = row[ox * g->sw + off];
+  for (int ox = hi; ox < ox0 + n; ox++)
+    d[ox - ox0] = 0.f;
+}
+
+static void
+ISA (im2col_pack) (float *dst, const float *x, const ClinferCpuConvGeom *g,
+    int64_t j0, int nc)
+{
+  ptrdiff_t plane = (ptrdiff_t) g->ih * g->iw;
+  int kk = 0;
+
+  for (int ic = 0; ic < g->cin_g; ic++)
+    for (int ky = 0; ky < g->kh; ky++)
+      for (int kx = 0; kx < g->kw; kx++, kk++) {
+        float *d = dst + (ptrdiff_t) kk * NR;
+        int oy = (int) (j0 / g->ow), ox = (int) (j0 % g->ow), j = 0;
+        while (j < nc) {
+          int seg = MIN (g->ow - ox, nc - j);
+          im2col_segment (d + j, x + ic * plane, g, oy, ox, seg, ky, kx);
+          j += seg;
+          ox = 0;
+          oy++;
+        }
+        if (nc < NR)
+          memset (d + nc, 0, (NR - nc) * sizeof (float));
+      }
+}
+
+/* Stores one MR x NR tile (@rows and @nc may be partial). */
+INLINE void
+gemm_store (vf acc[MR][NV], int rows, int nc, float *c, ptrdiff_t ldc,
+    const float *z, ptrdiff_t ldz, const ClinferCpuEpilogue *ep,
+    const int act, const int has_z)
+{
+  if (nc == NR) {
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      if (r >= rows)
+        break;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; v++) {
+        vf s = acc[r][v];
+        if (has_z)
+          s += vload (z + r * ldz + v * VW);
+        vstore (c + r * ldc + v * VW, vact (s, ep, act));
+      }
+    }
+    return;
+  }
+  for (int r = 0; r < rows; r++) {
+    float tmp[NR];
+    memcpy (tmp, acc[r], sizeof (tmp));
+    for (int j = 0; j < nc; j++)
+      c[r * ldc + j] = sact (tmp[j] + (has_z ? z[r * ldz + j] : 0.f), ep, act);
+  }
+}
+
+INLINE void
+gemm_impl (int m, int k, const float *a, const float *bias, const float *b,
+    int nc, float *c, ptrdiff_t ldc, const float *z, ptrdiff_t ldz,
+    const ClinferCpuEpilogue *ep, const int act, const int has_z)
+{
+  for (int p0 = 0; p0 < m; p0 += MR) {
+    const float *ap = a + (ptrdiff_t) (p0 / MR) * k * MR, *bp = b;
+    vf acc[MR][NV];
+
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; v++)
+        acc[r][v] = vbcast (bias[p0 + r]);
+    for (int kk = 0; kk < k; kk++, ap += MR, bp += NR) {
+      vf b0 = vload (bp), b1 = vload (bp + VW);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; r++) {
+        vf av = vbcast (ap[r]);
+        acc[r][0] += av * b0;
+        acc[r][1] += av * b1;
+      }
+    }
+    gemm_store (acc, MIN (MR, m - p0), nc, c + p0 * ldc, ldc,
+        has_z ? z + p0 * ldz : NULL, ldz, ep, act, has_z);
+  }
+}
+
+static void
+ISA (gemm) (int m, int k, const float *a, const float *bias, const float *b,
+    int nc, float *c, ptrdiff_t ldc, const float *z, ptrdiff_t ldz,
+    const ClinferCpuEpilogue *ep)
+{
+  DISPATCH_EPILOGUE (gemm_impl, ep, z, m, k, a, bias, b, nc, c, ldc, z, ldz, ep);
+}
+
+/* ---------------------------------------------------------------- */
+/* Depthwise                                                         */
+
+/* Copies the input plane into the zero-padded, phase-split scratch. */
+static void
+dw_fill (const ClinferCpuDwArgs *a, const float *src, float *scratch)
+{
+  const ClinferCpuConvGeom *g = &a->g;
+
+  for (int r = 0; r < g->sw; r++)
+    for (int y = 0; y < a->hp; y++) {
+      float *d = scratch + ((ptrdiff_t) r * a->hp + y) * a->pw;
+      int iy = y - g->pt, lo, hi;
+      const float *row;
+
+      if (iy < 0 || iy >= g->ih) {
+        memset (d, 0, a->pw * sizeof (float));
+        continue;
+      }
+      row = src + (ptrdiff_t) iy * g->iw;
+      /* Phase index i reads input column i * sw + r - pl. */
+      lo = g->pl - r <= 0 ? 0 : (g->pl - r + g->sw - 1) / g->sw;
+      hi = g->iw + g->pl - r <= 0 ? 0 : (g->iw + g->pl - r - 1) / g->sw + 1;
+      lo = MIN (lo, a->pw);
+      hi = CLAMP (hi, lo, a->pw);
+      memset (d, 0, lo * sizeof (float));
+      if (g->sw == 1)
+        memcpy (d + lo, row + lo - g->pl, (hi - lo) * sizeof (float));
+      else
+        for (int i = lo; i < hi; i++)
+          d[i] = row[i * g->sw + r - g->pl];
+      memset (d + hi, 0, (a->pw - hi) * sizeof (float));
+    }
+}
+
+/* @nt is the tap count when known at compile time (0: a->n_taps). */
+INLINE void
+dw_impl (const ClinferCpuDwArgs *a, const float *w, float bias, const float *z,
+    float *dst, const float *scratch, const int nt, const int act,
+    const int has_z)
+{
+  const ClinferCpuConvGeom *g = &a->g;
+  const int n_taps = nt ? nt : a->n_taps;
+  const ClinferCpuEpilogue *ep = &a->ep;
+
+  for (int oy = 0; oy < g->oh; oy++) {
+    const float *base = scratch + (ptrdiff_t) oy * g->sh * a->pw;
+    float *d = dst + (ptrdiff_t) oy * g->ow;
+    const float *zr = has_z ? z + (ptrdiff_t) oy * g->ow : NULL;
+    int ox = 0;
+
+    for (; ox + 4 * VW <= g->ow; ox += 4 * VW) {
+      vf acc0 = vbcast (bias), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+      for (int t = 0; t < n_taps; t++) {
+        const float *p = base + a->taps[t] + ox;
+        vf wv = vbcast (w[t]);
+        acc0 += wv * vload (p);
+        acc1 += wv * vload (p + VW);
+        acc2 += wv * vload (p + 2 * VW);
+        acc3 += wv * vload (p + 3 * VW);
+      }
+      if (has_z) {
+        acc0 += vload (zr + ox);
+        acc1 += vload (zr + ox + VW);
+        acc2 += vload (zr + ox + 2 * VW);
+        acc3 += vload (zr + ox + 3 * VW);
+      }
+      vstore (d + ox, vact (acc0, ep, act));
+      vstore (d + ox + VW, vact (acc1, ep, act));
+      vstore (d + ox + 2 * VW, vact (acc2, ep, act));
+      vstore (d + ox + 3 * VW, vact (acc3, ep, act));
+    }
+    for (; ox + VW <= g->ow; ox += VW) {
+      vf acc = vbcast (bias);
+      for (int t = 0; t < n_taps; t++)
+        acc += vbcast (w[t]) * vload (base + a->taps[t] + ox);
+      if (has_z)
+        acc += vload (zr + ox);
+      vstore (d + ox, vact (acc, ep, act));
+    }
+    for (; ox < g->ow; ox++) {
+      float acc = bias;
+      for (int t = 0; t < n_taps; t++)
+        acc += w[t] * base[a->taps[t] + ox];
+      d[ox] = sact (acc + (has_z ? zr[ox] : 0.f), ep, act);
+    }
+  }
+}
+
+INLINE void
+dw_taps (const ClinferCpuDwArgs *a, const float *w, float bias, const float *z,
+    float *dst, const float *scratch, const int act, const int has_z)
+{
+  /* 3x3 and 5x5 get their tap loops unrolled. */
+  if (a->n_taps == 9)
+    dw_impl (a, w, bias, z, dst, scratch, 9, act, has_z);
+  else if (a->n_taps == 25)
+    dw_impl (a, w, bias, z, dst, scratch, 25, act, has_z);
+  else
+    dw_impl (a, w, bias, z, dst, scratch, 0, act, has_z);
+}
+
+static void
+ISA (depthwise) (const ClinferCpuDwArgs *a, const float *src, const float *w,
+    float bias, const float *z, float *dst, float *scratch)
+{
+  dw_fill (a, src, scratch);
+  DISPATCH_EPILOGUE (dw_taps, &a->ep, z, a, w, bias, z, dst, scratch);
+}
+
+/* ---------------------------------------------------------------- */
+/* Max pooling                                                       */
+
+#if VW == 16
+#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 }
+#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
+#elif VW == 8
+#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14 }
+#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15 }
+#else
+#define EVEN_LANES { 0, 2, 4, 6 }
+#define ODD_LANES { 1, 3, 5, 7 }
+#endif
+
+static void
+ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
+    int ow)
+{
+  const vi even = EVEN_LANES, odd = ODD_LANES;
+
+  for (int oy = 0; oy < oh; oy++) {
+    const float *r0 = src + (ptrdiff_t) 2 * oy * iw, *r1 = r0 + iw;
+    float *d = dst + (ptrdiff_t) oy * ow;
+    int ox = 0;
+
+    for (; ox + VW <= ow; ox += VW) {
+      vf m0 = vmax (vload (r0 + 2 * ox), vload (r1 + 2 * ox));
+      vf m1 = vmax (vload (r0 + 2 * ox + VW), vload (r1 + 2 * ox + VW));
+      vstore (d + ox, vmax (__builtin_shuffle (m0, m1, even),
+              __builtin_shuffle (m0, m1, odd)));
+    }
+    for (; ox < ow; ox++) {
+      float a = MAX (r0[2 * ox], r0[2 * ox + 1]);
+      float b = MAX (r1[2 * ox], r1[2 * ox + 1]);
+      d[ox] = MAX (a, b);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- */
+
+const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
+  G_STRINGIFY (CLINFER_ISA_SUFFIX), MR, NR,
+  ISA (pack_b), ISA (im2col_pack), ISA (gemm), ISA (depthwise),
+  ISA (max_pool_2x2),
+};
+
+#ifdef CLINFER_CPU_SIMD_DISPATCH
+/* Built into the generic variant only: it links against the others. */
+#ifdef CLINFER_CPU_SIMD_X86
+extern const ClinferCpuSimd clinfer_cpu_simd_avx2;
+extern const ClinferCpuSimd clinfer_cpu_simd_avx512;
+#endif
+
+const ClinferCpuSimd *
+clinfer_cpu_simd_get (ClinferCpuIsa isa)
+{
+#ifdef CLINFER_CPU_SIMD_X86
+  if (isa == CLINFER_CPU_ISA_AVX512)
+    return &clinfer_cpu_simd_avx512;
+  if (isa == CLINFER_CPU_ISA_AVX2)
+    return &clinfer_cpu_simd_avx2;
+#endif
+  return &ISA (clinfer_cpu_simd);
+}
+#endif

@@ -1,0 +1,72 @@
+/* clinfer — the CPU device's inner kernels: one table per ISA, filled by
+ * cpu-simd.c, which meson compiles once per ISA with different -m flags. */
+#pragma once
+
+#include "devices/cpu/cpu-kernels.h"
+#include "ops/conv.h"
+#include <stddef.h>
+
+G_BEGIN_DECLS
+
+/* What is applied to each output value after the sum, in this order:
+ * + bias (per row), + z (same layout as the output), activation. */
+typedef struct {
+  ClinferActivation act;
+  float min, max, alpha;
+} ClinferCpuEpilogue;
+
+/* 2-D convolution geometry of one image and channel group. */
+typedef struct {
+  int cin_g;                 /* input channels of the group */
+  int ih, iw, oh, ow;
+  int kh, kw, sh, sw, dh, dw;
+  int pt, pl;                /* top and left pads */
+} ClinferCpuConvGeom;
+
+/* Depthwise plane geometry: the input plane is copied into a zero-padded
+ * scratch split into sw column phases (phase r holds padded columns r,
+ * r + sw, ...), so every tap reads contiguous columns at any stride. */
+typedef struct {
+  ClinferCpuConvGeom g;
+  int hp, pw;                /* padded rows, phase row length */
+  int n_taps;                /* kh * kw */
+  const int *taps;           /* per tap: offset in scratch from the first
+                              * tap's position of output (0, 0) */
+  ClinferCpuEpilogue ep;
+} ClinferCpuDwArgs;
+
+typedef struct {
+  const char *isa_name;
+  int mr, nr;                /* GEMM micro-tile: rows of A, columns of B */
+  /* Packs @nc (<= nr) columns of @k rows of @b (row stride @ldb) into
+   * @dst (k x nr, zero padded). */
+  void (*pack_b) (float *dst, const float *b, ptrdiff_t ldb, int k, int nc);
+  /* Same from the implicit im2col matrix of image @x (channels of one
+   * group, [cin_g, ih, iw]): rows (ic, ky, kx), columns = output positions
+   * j0 .. j0 + nc - 1 in row-major (oy, ox) order. */
+  void (*im2col_pack) (float *dst, const float *x, const ClinferCpuConvGeom *g,
+      int64_t j0, int nc);
+  /* C[m x nc] = A[m x k] * Bpacked[k x nc] with the epilogue. @a holds
+   * ceil(m / mr) panels of k x mr (zero padded), @bias m rounded up to
+   * mr values; @z may be NULL. */
+  void (*gemm) (int m, int k, const float *a, const float *bias,
+      const float *b, int nc, float *c, ptrdiff_t ldc, const float *z,
+      ptrdiff_t ldz, const ClinferCpuEpilogue *ep);
+  /* One depthwise output plane; @scratch holds sw * hp * pw floats. */
+  void (*depthwise) (const ClinferCpuDwArgs *a, const float *src,
+      const float *w, float bias, const float *z, float *dst, float *scratch);
+  /* 2x2 stride-2 max pooling of one plane without padding. */
+  void (*max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
+      int ow);
+} ClinferCpuSimd;
+
+/* The kernels of @isa (the generic table when @isa is not built in). */
+const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);
+
+/* Factories (conv-cpu.c, pool-cpu.c). */
+gboolean clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_max_pool_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,6 @@
+/* clinfer — Resize and Upsample. */
+#include "ops/op.h"
+
+const ClinferOpDef clinfer_ops_resize[] = {
+  { NULL }
+};

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds clinfer twice and runs the tests: the whole
+# suite on a release build with -Dwerror=true (build-release/), then the unit,
+# golden and error suites on an AddressSanitizer + UndefinedBehaviorSanitizer
+# build (build-asan/). The README's test command and CI (.ci/run) both run
+# this script, so they cannot drift apart.
+#
+# Usage: scripts/test-all.sh [--no-deps] [--no-asan]
+#   --no-deps  skip scripts/install-deps.sh
+#   --no-asan  skip the sanitizer build
+# Environment: CLINFER_ASAN_SUITES (default "unit golden error") picks the
+# suites run under the sanitizers; suites with no test are left out.
+#
+# The last line printed is always `N passed, M failed[, K skipped]`, counted
+# from both builds' meson-logs/testlog.json (OK and EXPECTEDFAIL pass; FAIL,
+# TIMEOUT, ERROR, INTERRUPT and UNEXPECTEDPASS fail). Exit status 0 only when
+# both builds succeeded, nothing failed and at least one test passed.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+repo_root=$(pwd)
+
+run_deps=1
+run_asan=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-deps) run_deps=0 ;;
+    --no-asan) run_asan=0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+    *) echo "test-all.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$run_deps" -eq 1 ]; then
+  scripts/install-deps.sh
+fi
+
+status=0
+logs=()
+
+# meson setup, or reconfigure with the same options when the folder exists.
+configure() {
+  local dir=$1
+  shift
+  if [ -f "$dir/meson-private/coredata.dat" ]; then
+    meson setup --reconfigure "$dir" "$@"
+  else
+    meson setup "$dir" "$@"
+  fi
+}
+
+# meson test, keeping going on failure; the log is removed first so a run
+# that starts no test cannot leave an old result behind.
+run_tests() {
+  local dir=$1
+  shift
+  rm -f "$dir/meson-logs/testlog.json"
+  logs+=("$dir/meson-logs/testlog.json")
+  echo "==> meson test -C $dir $*"
+  if ! meson test -C "$dir" "$@"; then
+    status=1
+  fi
+}
+
+# Suites that have at least one test in the build folder $1.
+existing_suites() {
+  meson introspect "$1" --tests | python3 -c '
+import json, sys
+print("\n".join(sorted({s.split(":")[-1] for t in json.load(sys.stdin) for s in t["suite"]})))'
+}
+
+echo "==> release build (build-release)"
+if configure build-release --buildtype=release -Dwerror=true && ninja -C build-release; then
+  run_tests build-release --print-errorlogs --num-processes 2
+else
+  echo "test-all.sh: release build failed" >&2
+  status=1
+fi
+
+if [ "$run_asan" -eq 1 ]; then
+  echo "==> AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan)"
+  if configure build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false &&
+      ninja -C build-asan; then
+    have=$(existing_suites build-asan) || have=""
+    suite_args=()
+    for suite in ${CLINFER_ASAN_SUITES:-unit golden error}; do
+      if grep -qx -- "$suite" <<<"$have"; then
+        suite_args+=(--suite "$suite")
+      else
+        echo "test-all.sh: no test in suite '$suite' yet; not run under ASan"
+      fi
+    done
+    if [ "${#suite_args[@]}" -gt 0 ]; then
+      ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:abort_on_error=0:check_initialization_order=1" \
+      UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+      LSAN_OPTIONS="suppressions=$repo_root/tests/sanitizer.supp:print_suppressions=0" \
+        run_tests build-asan "${suite_args[@]}" --print-errorlogs --num-processes 2 \
+          --timeout-multiplier 3
+    fi
+  else
+    echo "test-all.sh: sanitizer build failed" >&2
+    status=1
+  fi
+fi
+
+# Count results over every testlog.json that exists; the summary is the last line.
+summary=$(python3 - "${logs[@]}" <<'EOF'
+import json, os, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        continue
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            result = json.loads(line).get("result")
+            if result in ("OK", "EXPECTEDFAIL"):
+                passed += 1
+            elif result == "SKIP":
+                skipped += 1
+            else:  # FAIL, TIMEOUT, ERROR, INTERRUPT, UNEXPECTEDPASS
+                failed += 1
+print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
+EOF
+) || { summary="0 passed, 0 failed"; status=1; }
+
+case "$summary" in
+  "0 passed, 0 failed"*) echo "test-all.sh: no test ran" >&2; status=1 ;;
+  *", 0 failed"*) ;;
+  *) status=1 ;;
+esac
+echo "$summary"
+exit "$status"

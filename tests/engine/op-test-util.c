@@ -1,0 +1,168 @@
+/* clinfer — helpers shared by the op tests (see op-test-util.h). */
+#include "op-test-util.h"
+#include <math.h>
+#include <string.h>
+
+ClinferGraph *
+op_test_graph (int opset)
+{
+  ClinferGraph *g = clinfer_graph_new ("test", "<op-test>");
+
+  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (opset));
+  return g;
+}
+
+ClinferTensor *
+op_test_f32 (int rank, const int64_t *dims, const float *values)
+{
+  ClinferShape s = clinfer_shape_make (rank, dims);
+  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL);
+
+  g_assert_nonnull (t);
+  if (values)
+    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
+  return t;
+}
+
+ClinferTensor *
+op_test_i64 (int rank, const int64_t *dims, const int64_t *values)
+{
+  ClinferShape s = clinfer_shape_make (rank, dims);
+  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_I64, &s, NULL);
+
+  g_assert_nonnull (t);
+  if (values)
+    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
+  return t;
+}
+
+ClinferTensor *
+op_test_random (GRand *rand, int rank, const int64_t *dims)
+{
+  ClinferTensor *t = op_test_f32 (rank, dims, NULL);
+  float *p = clinfer_tensor_get_data (t);
+
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (t); i++)
+    p[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
+  return t;
+}
+
+ClinferNode *
+op_test_node (ClinferGraph *g, const char *op_type, const char *domain,
+    const char *name, guint n_in, ClinferNode **inputs, guint n_out)
+{
+  ClinferNode *n = clinfer_graph_add_node (g, op_type, domain, name, n_in, n_out);
+
+  for (guint i = 0; i < n_in; i++)
+    n->inputs[i].node = inputs[i];
+  return n;
+}
+
+gboolean
+op_test_prepare (ClinferGraph *g, GError **error)
+{
+  g_autoptr (GPtrArray) order = NULL;
+
+  if (!clinfer_graph_resolve_ops (g, error))
+    return FALSE;
+  order = clinfer_graph_topological_order (g, error);
+  if (order == NULL)
+    return FALSE;
+  for (guint i = 0; i < order->len; i++)
+    if (!clinfer_node_infer (g_ptr_array_index (order, i), error))
+      return FALSE;
+  return TRUE;
+}
+
+ClinferTensor **
+op_test_eval (ClinferNode *node, ClinferTensor *const *inputs, GError **error)
+{
+  ClinferTensor **out = g_new0 (ClinferTensor *, node->n_outputs);
+
+  for (guint i = 0; i < node->n_outputs; i++) {
+    out[i] = clinfer_tensor_new (node->outputs[i].type, &node->outputs[i].shape,
+        error);
+    if (out[i] == NULL)
+      goto fail;
+  }
+  if (node->def->eval (node, inputs, out, error))
+    return out;
+fail:
+  op_test_free_outputs (node, out);
+  return NULL;
+}
+
+void
+op_test_free_outputs (ClinferNode *node, ClinferTensor **outputs)
+{
+  for (guint i = 0; outputs && i < node->n_outputs; i++)
+    if (outputs[i])
+      clinfer_tensor_unref (outputs[i]);
+  g_free (outputs);
+}
+
+/* Value of port @ref: a constant, a bound input or an evaluated output. */
+static ClinferTensor *
+port_value (GHashTable *values, ClinferPortRef ref)
+{
+  ClinferPortDesc *d;
+
+  if (ref.node == NULL)
+    return NULL;
+  d = &ref.node->outputs[ref.port];
+  return d->value ? d->value : g_hash_table_lookup (values, d);
+}
+
+ClinferTensor *
+op_test_run_graph (ClinferGraph *g, ClinferTensor *const *inputs, GError **error)
+{
+  g_autoptr (GHashTable) values = g_hash_table_new_full (NULL, NULL, NULL,
+      (GDestroyNotify) clinfer_tensor_unref);
+  g_autoptr (GPtrArray) order = clinfer_graph_topological_order (g, error);
+  ClinferGraphOutput *o;
+
+  if (order == NULL)
+    return NULL;
+  for (guint i = 0; i < g->inputs->len; i++) {
+    ClinferNode *in = g_ptr_array_index (g->inputs, i);
+    g_hash_table_insert (values, &in->outputs[0], clinfer_tensor_ref (inputs[i]));
+  }
+  for (guint i = 0; i < order->len; i++) {
+    ClinferNode *n = g_ptr_array_index (order, i);
+    ClinferTensor *in[16] = { NULL }, **out;
+
+    if (n->def->flags & CLINFER_OP_SOURCE)
+      continue;
+    g_assert_cmpuint (n->n_inputs, <=, G_N_ELEMENTS (in));
+    for (guint j = 0; j < n->n_inputs; j++)
+      in[j] = port_value (values, n->inputs[j]);
+    out = op_test_eval (n, in, error);
+    if (out == NULL)
+      return NULL;
+    for (guint j = 0; j < n->n_outputs; j++)
+      g_hash_table_insert (values, &n->outputs[j], g_steal_pointer (&out[j]));
+    g_free (out);
+  }
+  o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
+  return clinfer_tensor_ref (port_value (values, o->ref));
+}
+
+void
+op_test_assert_close (const ClinferTensor *got, const ClinferTensor *ref,
+    const char *what)
+{
+  int64_t n = clinfer_tensor_get_n_elements (ref);
+  double max_ref = 0, max_diff = 0;
+
+  g_assert_true (clinfer_shape_equal (clinfer_tensor_get_shape (got),
+          clinfer_tensor_get_shape (ref)));
+  for (int64_t i = 0; i < n; i++) {
+    double r = clinfer_tensor_get_as_double (ref, i);
+    double d = fabs (clinfer_tensor_get_as_double (got, i) - r);
+    max_ref = MAX (max_ref, fabs (r));
+    max_diff = isnan (d) ? INFINITY : MAX (max_diff, d);
+  }
+  if (max_diff > 1e-4 * MAX (1.0, max_ref))
+    g_test_fail_printf ("%s: max |diff| %g exceeds %g", what, max_diff,
+        1e-4 * MAX (1.0, max_ref));
+}
