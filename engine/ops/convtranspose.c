@@ -1,6 +1,421 @@
-/* clinfer — ConvTranspose. */
-#include "ops/op.h"
+/* clinfer — ConvTranspose (1-D to 3-D, groups, strides, dilations, pads,
+ * auto_pad, output_padding, output_shape): shape inference and a
+ * scatter-style reference eval. */
+#include "ops/conv.h"
+#include <string.h>
+
+#define CT_MAX_VALUE ((int64_t) 1 << 30)
+
+typedef struct {
+  ClinferWindowAttrs win;    /* auto_pad, kernel_shape, strides, dilations, pads */
+  int64_t group;
+  gsize n_out_pad, n_out_shape;
+  int64_t out_pad[CLINFER_MAX_SPATIAL];
+  int64_t out_shape[CLINFER_MAX_SPATIAL + 2];
+} CtParams;
+
+/* Resolved geometry, padded to 3 spatial dims (unused ones of extent 1). */
+typedef struct {
+  int n;
+  int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
+} CtGeom;
+
+static gboolean
+read_ints (const ClinferNode *node, const char *name, gsize max_n,
+    int64_t min_value, int64_t *dst, gsize *n, GError **error)
+{
+  const int64_t *v;
+  gsize len;
+
+  if (!clinfer_node_attr_ints (node, name, &v, &len, error))
+    return FALSE;
+  if (len > max_n) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "%s: attribute '%s' has %" G_GSIZE_FORMAT " values; at most %d "
+        "spatial dims are supported", clinfer_node_label (node), name, len,
+        CLINFER_MAX_SPATIAL);
+    return FALSE;
+  }
+  for (gsize i = 0; i < len; i++) {
+    if (v[i] < min_value || v[i] > CT_MAX_VALUE) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "%s: attribute '%s' has value %" G_GINT64_FORMAT " at index %"
+          G_GSIZE_FORMAT ", expected %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
+          clinfer_node_label (node), name, v[i], i, min_value, CT_MAX_VALUE);
+      return FALSE;
+    }
+    dst[i] = v[i];
+  }
+  *n = len;
+  return TRUE;
+}
+
+static gboolean
+prepare_ct (ClinferNode *node, GError **error)
+{
+  g_autofree CtParams *p = g_new0 (CtParams, 1);
+
+  if (!clinfer_window_attrs_parse (node, FALSE, &p->win, error)
+      || !clinfer_node_attr_int (node, "group", 1, &p->group, error)
+      || !read_ints (node, "output_padding", CLINFER_MAX_SPATIAL, 0,
+          p->out_pad, &p->n_out_pad, error)
+      || !read_ints (node, "output_shape", CLINFER_MAX_SPATIAL + 2, 0,
+          p->out_shape, &p->n_out_shape, error))
+    return FALSE;
+  if (p->group < 1 || p->group > G_MAXINT32) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: attribute 'group' is %" G_GINT64_FORMAT ", expected >= 1",
+        clinfer_node_label (node), p->group);
+    return FALSE;
+  }
+  node->op_data = g_steal_pointer (&p);
+  return TRUE;
+}
+
+static gboolean
+check_len (const ClinferNode *node, const char *name, gsize len, gsize want,
+    GError **error)
+{
+  if (len == 0 || len == want)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+      "%s: attribute '%s' has %" G_GSIZE_FORMAT " values, expected %"
+      G_GSIZE_FORMAT, clinfer_node_label (node), name, len, want);
+  return FALSE;
+}
+
+/* Pads and output extent of spatial axis @i (CLINFER_DIM_DYNAMIC when the
+ * input extent is unknown). */
+static gboolean
+ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
+    int64_t k, CtGeom *g, GError **error)
+{
+  int64_t s = p->win.n_strides ? p->win.strides[i] : 1;
+  int64_t d = p->win.n_dilations ? p->win.dilations[i] : 1;
+  int64_t op = p->n_out_pad ? p->out_pad[i] : 0;
+  int64_t full, want, total, half;
+  gboolean explicit_out = p->n_out_shape > 0;
+  ClinferAutoPad ap = p->win.auto_pad;
+
+  g->s[i] = s;
+  g->d[i] = d;
+  g->k[i] = k;
+  g->in[i] = in;
+  if (in == CLINFER_DIM_DYNAMIC || k == CLINFER_DIM_DYNAMIC) {
+    g->out[i] = explicit_out ? p->out_shape[p->n_out_shape - n + i]
+        : CLINFER_DIM_DYNAMIC;
+    return TRUE;
+  }
+  if (in > ((int64_t) 1 << 62) / s) {   /* keeps the products in range */
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: spatial dim %d has invalid extent %" G_GINT64_FORMAT,
+        clinfer_node_label (node), i, in);
+    return FALSE;
+  }
+  full = s * (in - 1) + op + (k - 1) * d + 1;
+  if (explicit_out || ap == CLINFER_AUTO_PAD_SAME_UPPER
+      || ap == CLINFER_AUTO_PAD_SAME_LOWER) {
+    want = explicit_out ? p->out_shape[p->n_out_shape - n + i] : in * s;
+    /* A negative total (output_shape larger than the full extent) pads
+     * the end: the extra outputs only get the bias, like the reference. */
+    total = full - want;
+    half = total >= 0 ? total / 2 : -((-total + 1) / 2);   /* floor */
+    g->pb[i] = ap == CLINFER_AUTO_PAD_SAME_UPPER ? half : total - half;
+    g->out[i] = want;
+    return TRUE;
+  }
+  g->pb[i] = ap == CLINFER_AUTO_PAD_NOTSET && p->win.n_pads ? p->win.pads[i] : 0;
+  g->out[i] = full - g->pb[i]
+      - (ap == CLINFER_AUTO_PAD_NOTSET && p->win.n_pads ? p->win.pads[n + i] : 0);
+  if (g->out[i] < 0) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: pads leave a negative output extent in spatial dim %d",
+        clinfer_node_label (node), i);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Geometry for input extents @x and kernel extents @w (n spatial dims). */
+static gboolean
+ct_geom (const ClinferNode *node, int n, const int64_t *x, const int64_t *w,
+    CtGeom *g, GError **error)
+{
+  const CtParams *p = node->op_data;
+
+  memset (g, 0, sizeof (*g));
+  if (n < 1 || n > CLINFER_MAX_SPATIAL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "%s: %d spatial dims are not supported (1 to %d)",
+        clinfer_node_label (node), n, CLINFER_MAX_SPATIAL);
+    return FALSE;
+  }
+  if (!check_len (node, "kernel_shape", p->win.n_kernel, n, error)
+      || !check_len (node, "strides", p->win.n_strides, n, error)
+      || !check_len (node, "dilations", p->win.n_dilations, n, error)
+      || !check_len (node, "pads", p->win.n_pads, 2 * n, error)
+      || !check_len (node, "output_padding", p->n_out_pad, n, error))
+    return FALSE;
+  if (p->n_out_shape && p->n_out_shape != (gsize) n
+      && p->n_out_shape != (gsize) n + 2)
+    return check_len (node, "output_shape", p->n_out_shape, n, error);
+  g->n = n;
+  for (int i = 0; i < n; i++) {
+    int64_t k = w[i];
+    if (p->win.n_kernel && k != CLINFER_DIM_DYNAMIC && k != p->win.kernel[i]) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "%s: kernel_shape[%d] = %" G_GINT64_FORMAT " does not match the "
+          "weight's extent %" G_GINT64_FORMAT, clinfer_node_label (node), i,
+          p->win.kernel[i], k);
+      return FALSE;
+    }
+    if (k == CLINFER_DIM_DYNAMIC && p->win.n_kernel)
+      k = p->win.kernel[i];
+    if (!ct_axis (node, p, n, i, x[i], k, g, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+check_ct_inputs (const ClinferNode *node, const ClinferValueInfo *in,
+    GError **error)
+{
+  ClinferElementType t = in[0].type;
+
+  if (t != CLINFER_TYPE_F32 && t != CLINFER_TYPE_F64 && t != CLINFER_TYPE_F16) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+        "%s: input X is %s, expected f32, f64 or f16", clinfer_node_label (node),
+        clinfer_element_type_name (t));
+    return FALSE;
+  }
+  for (guint i = 1; i < node->n_inputs; i++) {
+    if (!in[i].present || in[i].type == t)
+      continue;
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+        "%s: input %u is %s but X is %s", clinfer_node_label (node), i,
+        clinfer_element_type_name (in[i].type), clinfer_element_type_name (t));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* X [N, C, ...], W [C, M / group, k...], B [M]. */
+static gboolean
+check_ct_channels (const ClinferNode *node, const ClinferValueInfo *in,
+    int rank, GError **error)
+{
+  const CtParams *p = node->op_data;
+  const ClinferShape *x = &in[0].shape, *w = &in[1].shape;
+  int64_t c = x->rank >= 0 ? x->dims[1] : CLINFER_DIM_DYNAMIC;
+  int64_t wc = w->rank >= 0 ? w->dims[0] : CLINFER_DIM_DYNAMIC;
+  int64_t m = w->rank >= 0 && w->dims[1] != CLINFER_DIM_DYNAMIC
+      ? w->dims[1] * p->group : CLINFER_DIM_DYNAMIC;
+  const char *label = clinfer_node_label (node);
+
+  if (w->rank >= 0 && w->rank != rank) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: weight W has rank %d, expected %d (C, M/group, kernel...)",
+        label, w->rank, rank);
+    return FALSE;
+  }
+  if ((c != CLINFER_DIM_DYNAMIC && c % p->group != 0)
+      || (c != CLINFER_DIM_DYNAMIC && wc != CLINFER_DIM_DYNAMIC && c != wc)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: X has %" G_GINT64_FORMAT " channels; W has %" G_GINT64_FORMAT
+        " and group is %" G_GINT64_FORMAT " (channels must match and divide "
+        "by group)", label, c, wc, p->group);
+    return FALSE;
+  }
+  if (node->n_inputs > 2 && in[2].present && in[2].shape.rank >= 0
+      && (in[2].shape.rank != 1 || (m != CLINFER_DIM_DYNAMIC
+              && in[2].shape.dims[0] != CLINFER_DIM_DYNAMIC
+              && in[2].shape.dims[0] != m))) {
+    g_autofree char *s = clinfer_shape_to_string (&in[2].shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: bias B has shape %s, expected [%" G_GINT64_FORMAT "]", label, s, m);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+infer_ct (const ClinferNode *node, const ClinferValueInfo *in,
+    ClinferValueInfo *out, GError **error)
+{
+  const ClinferShape *x = &in[0].shape, *w = &in[1].shape;
+  const CtParams *p = node->op_data;
+  int rank = x->rank >= 0 ? x->rank : w->rank;
+  int64_t xin[CLINFER_MAX_SPATIAL], kin[CLINFER_MAX_SPATIAL];
+  CtGeom g;
+
+  if (!clinfer_op_require_input (node, in, 0, error)
+      || !clinfer_op_require_input (node, in, 1, error)
+      || !check_ct_inputs (node, in, error))
+    return FALSE;
+  out[0].type = in[0].type;
+  if (rank < 0)
+    return TRUE;
+  if (rank < 3 || rank > CLINFER_MAX_SPATIAL + 2) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: input X has rank %d, expected 3 to %d (N, C, spatial...)",
+        clinfer_node_label (node), rank, CLINFER_MAX_SPATIAL + 2);
+    return FALSE;
+  }
+  if (!check_ct_channels (node, in, rank, error))
+    return FALSE;
+  for (int i = 0; i < rank - 2; i++) {
+    xin[i] = x->rank >= 0 ? x->dims[i + 2] : CLINFER_DIM_DYNAMIC;
+    kin[i] = w->rank >= 0 ? w->dims[i + 2] : CLINFER_DIM_DYNAMIC;
+  }
+  if (!ct_geom (node, rank - 2, xin, kin, &g, error))
+    return FALSE;
+  out[0].shape.rank = rank;
+  out[0].shape.dims[0] = x->rank >= 0 ? x->dims[0] : CLINFER_DIM_DYNAMIC;
+  out[0].shape.dims[1] = w->rank >= 0 && w->dims[1] != CLINFER_DIM_DYNAMIC
+      ? w->dims[1] * p->group : CLINFER_DIM_DYNAMIC;
+  for (int i = 0; i < rank - 2; i++)
+    out[0].shape.dims[i + 2] = g.out[i];
+  return TRUE;
+}
+
+/* Right-aligns the geometry into 3 dims (1-D runs along the last). */
+static void
+ct_pad3 (const CtGeom *g, CtGeom *g3)
+{
+  memset (g3, 0, sizeof (*g3));
+  g3->n = 3;
+  for (int i = 0; i < 3; i++) {
+    int j = i - (3 - g->n);
+    g3->in[i] = j >= 0 ? g->in[j] : 1;
+    g3->out[i] = j >= 0 ? g->out[j] : 1;
+    g3->k[i] = j >= 0 ? g->k[j] : 1;
+    g3->s[i] = j >= 0 ? g->s[j] : 1;
+    g3->d[i] = j >= 0 ? g->d[j] : 1;
+    g3->pb[i] = j >= 0 ? g->pb[j] : 0;
+  }
+}
+
+/* Each (batch, output channel) plane gathers the scatter of every input
+ * channel of its group, so planes are independent. */
+#define DEFINE_CT(NAME, T)                                                   \
+static void                                                                  \
+NAME (const CtGeom *g, int64_t batch, int64_t cin, int64_t cout,             \
+    int64_t group, const T *x, const T *w, const T *b, T *y)                 \
+{                                                                            \
+  int64_t cin_g = cin / group, cout_g = cout / group;                        \
+  int64_t in_sp = g->in[0] * g->in[1] * g->in[2];                            \
+  int64_t out_sp = g->out[0] * g->out[1] * g->out[2];                        \
+  int64_t ksz = g->k[0] * g->k[1] * g->k[2];                                 \
+  _Pragma ("omp parallel for collapse(2) schedule(static)")                  \
+  for (int64_t n = 0; n < batch; n++)                                        \
+    for (int64_t oc = 0; oc < cout; oc++) {                                  \
+      int64_t grp = oc / cout_g, m = oc % cout_g;                            \
+      T *yo = y + (n * cout + oc) * out_sp;                                  \
+      for (int64_t i = 0; i < out_sp; i++)                                   \
+        yo[i] = b ? b[oc] : (T) 0;                                           \
+      for (int64_t ic = grp * cin_g; ic < (grp + 1) * cin_g; ic++) {         \
+        const T *xi = x + (n * cin + ic) * in_sp;                            \
+        const T *wk = w + (ic * cout_g + m) * ksz;                           \
+        for (int64_t id = 0; id < g->in[0]; id++)                            \
+          for (int64_t ih = 0; ih < g->in[1]; ih++)                          \
+            for (int64_t iw = 0; iw < g->in[2]; iw++) {                      \
+              T xv = xi[(id * g->in[1] + ih) * g->in[2] + iw];               \
+              for (int64_t kd = 0; kd < g->k[0]; kd++) {                     \
+                int64_t od = id * g->s[0] + kd * g->d[0] - g->pb[0];         \
+                if (od < 0 || od >= g->out[0])                               \
+                  continue;                                                  \
+                for (int64_t kh = 0; kh < g->k[1]; kh++) {                   \
+                  int64_t oh = ih * g->s[1] + kh * g->d[1] - g->pb[1];       \
+                  if (oh < 0 || oh >= g->out[1])                             \
+                    continue;                                                \
+                  for (int64_t kw = 0; kw < g->k[2]; kw++) {                 \
+                    int64_t ow = iw * g->s[2] + kw * g->d[2] - g->pb[2];     \
+                    if (ow < 0 || ow >= g->out[2])                           \
+                      continue;                                              \
+                    yo[(od * g->out[1] + oh) * g->out[2] + ow] += xv         \
+                        * wk[(kd * g->k[1] + kh) * g->k[2] + kw];            \
+                  }                                                          \
+                }                                                            \
+              }                                                              \
+            }                                                                \
+      }                                                                      \
+    }                                                                        \
+}
+
+DEFINE_CT (ct_f32, float)
+DEFINE_CT (ct_f64, double)
+
+#define DATA_OR_NULL(t) ((t) ? clinfer_tensor_get_const_data (t) : NULL)
+
+static gboolean
+eval_ct_f16 (const ClinferNode *node, const CtGeom *g, ClinferTensor *const *in,
+    ClinferTensor *y, GError **error)
+{
+  const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
+  const CtParams *p = node->op_data;
+  g_autoptr (ClinferTensor) fx = clinfer_op_f16_to_f32_copy (in[0], error);
+  g_autoptr (ClinferTensor) fw = fx ? clinfer_op_f16_to_f32_copy (in[1], error) : NULL;
+  g_autoptr (ClinferTensor) fb = NULL;
+  g_autoptr (ClinferTensor) fy = NULL;
+
+  if (fw == NULL)
+    return FALSE;
+  if (node->n_inputs > 2 && in[2]
+      && (fb = clinfer_op_f16_to_f32_copy (in[2], error)) == NULL)
+    return FALSE;
+  fy = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (y), error);
+  if (fy == NULL)
+    return FALSE;
+  ct_f32 (g, xs->dims[0], xs->dims[1], clinfer_tensor_get_shape (y)->dims[1],
+      p->group, clinfer_tensor_get_const_data (fx),
+      clinfer_tensor_get_const_data (fw), DATA_OR_NULL (fb),
+      clinfer_tensor_get_data (fy));
+  clinfer_op_f32_to_f16_store (fy, y);
+  return TRUE;
+}
+
+static gboolean
+eval_ct (const ClinferNode *node, ClinferTensor *const *in,
+    ClinferTensor *const *out, GError **error)
+{
+  const CtParams *p = node->op_data;
+  const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
+  const ClinferShape *ws = clinfer_tensor_get_shape (in[1]);
+  const ClinferShape *ys = clinfer_tensor_get_shape (out[0]);
+  const ClinferTensor *b = node->n_inputs > 2 ? in[2] : NULL;
+  CtGeom g, g3;
+
+  if (!ct_geom (node, xs->rank - 2, xs->dims + 2, ws->dims + 2, &g, error))
+    return FALSE;
+  ct_pad3 (&g, &g3);
+  if (clinfer_tensor_get_n_elements (out[0]) == 0)
+    return TRUE;
+  switch (clinfer_tensor_get_element_type (out[0])) {
+    case CLINFER_TYPE_F32:
+      ct_f32 (&g3, xs->dims[0], xs->dims[1], ys->dims[1], p->group,
+          clinfer_tensor_get_const_data (in[0]),
+          clinfer_tensor_get_const_data (in[1]), DATA_OR_NULL (b),
+          clinfer_tensor_get_data (out[0]));
+      return TRUE;
+    case CLINFER_TYPE_F64:
+      ct_f64 (&g3, xs->dims[0], xs->dims[1], ys->dims[1], p->group,
+          clinfer_tensor_get_const_data (in[0]),
+          clinfer_tensor_get_const_data (in[1]), DATA_OR_NULL (b),
+          clinfer_tensor_get_data (out[0]));
+      return TRUE;
+    case CLINFER_TYPE_F16:
+      return eval_ct_f16 (node, &g3, in, out[0], error);
+    default:
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+          "%s: element type %s is not supported", clinfer_node_label (node),
+          clinfer_element_type_name (clinfer_tensor_get_element_type (out[0])));
+      return FALSE;
+  }
+}
 
 const ClinferOpDef clinfer_ops_convtranspose[] = {
+  { "ConvTranspose", "", 1, 0, 2, 3, 1, 1, 0, prepare_ct, g_free, infer_ct,
+    eval_ct },
   { NULL }
 };

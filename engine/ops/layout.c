@@ -49,19 +49,21 @@ copy_elem (guint8 *dst, const guint8 *src, gsize es)
 static void
 store_double (ClinferElementType type, gpointer p, double v)
 {
+  if (!clinfer_element_type_is_float (type))   /* no undefined casts */
+    v = isnan (v) ? 0. : CLAMP (v, -9.2e18, 1.8e19);
   switch (type) {
     case CLINFER_TYPE_F32: *(float *) p = (float) v; break;
     case CLINFER_TYPE_F64: *(double *) p = v; break;
     case CLINFER_TYPE_F16: *(uint16_t *) p = clinfer_float_to_half ((float) v); break;
     case CLINFER_TYPE_BF16: *(uint16_t *) p = clinfer_float_to_bfloat16 ((float) v); break;
-    case CLINFER_TYPE_I8: *(int8_t *) p = (int8_t) v; break;
-    case CLINFER_TYPE_U8: *(uint8_t *) p = (uint8_t) v; break;
-    case CLINFER_TYPE_I16: *(int16_t *) p = (int16_t) v; break;
-    case CLINFER_TYPE_U16: *(uint16_t *) p = (uint16_t) v; break;
-    case CLINFER_TYPE_I32: *(int32_t *) p = (int32_t) v; break;
-    case CLINFER_TYPE_U32: *(uint32_t *) p = (uint32_t) v; break;
-    case CLINFER_TYPE_I64: *(int64_t *) p = (int64_t) v; break;
-    case CLINFER_TYPE_U64: *(uint64_t *) p = (uint64_t) v; break;
+    case CLINFER_TYPE_I8: *(int8_t *) p = (int8_t) CLAMP (v, -128., 127.); break;
+    case CLINFER_TYPE_U8: *(uint8_t *) p = (uint8_t) CLAMP (v, 0., 255.); break;
+    case CLINFER_TYPE_I16: *(int16_t *) p = (int16_t) CLAMP (v, -32768., 32767.); break;
+    case CLINFER_TYPE_U16: *(uint16_t *) p = (uint16_t) CLAMP (v, 0., 65535.); break;
+    case CLINFER_TYPE_I32: *(int32_t *) p = (int32_t) CLAMP (v, -2147483648., 2147483647.); break;
+    case CLINFER_TYPE_U32: *(uint32_t *) p = (uint32_t) CLAMP (v, 0., 4294967295.); break;
+    case CLINFER_TYPE_I64: *(int64_t *) p = (int64_t) MIN (v, 9.2e18); break;
+    case CLINFER_TYPE_U64: *(uint64_t *) p = (uint64_t) MAX (v, 0.); break;
     case CLINFER_TYPE_BOOL: *(uint8_t *) p = v != 0; break;
     default: break;
   }
@@ -227,6 +229,8 @@ pad_read_pads (const ClinferNode *node, const ClinferTensor *t, int rank,
   return TRUE;
 }
 
+#define PAD_LIMIT ((int64_t) 1 << 40)
+
 static gboolean
 pad_out_shape (const ClinferNode *node, const ClinferShape *is,
     const int64_t *pads, ClinferShape *os, GError **error)
@@ -240,7 +244,7 @@ pad_out_shape (const ClinferNode *node, const ClinferShape *is,
       os->dims[i] = CLINFER_DIM_DYNAMIC;
       continue;
     }
-    if (pads[i] > G_MAXINT32 || pads[i + r] > G_MAXINT32
+    if (ABS (pads[i]) > PAD_LIMIT || ABS (pads[i + r]) > PAD_LIMIT
         || (v = is->dims[i] + pads[i] + pads[i + r]) < 0) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
           "%s: pads %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " do not fit "

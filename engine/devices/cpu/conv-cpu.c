@@ -1,7 +1,8 @@
 /* clinfer — the CPU device's fast Conv and FusedConv (f32, 2-D, NCHW):
- * weights packed once at compile time, then a 1x1 GEMM, a depthwise or an
- * im2col + GEMM path, each applying bias, residual and activation while
- * the output tile is still in registers. */
+ * weights packed once at compile time, then a 1x1 GEMM, a depthwise or a
+ * direct (implicit GEMM over a padded copy of the input) path, each
+ * applying bias, residual and activation while the output tile is still
+ * in registers. */
 #include "devices/cpu/cpu-simd.h"
 #include <omp.h>
 #include <string.h>
@@ -11,10 +12,14 @@
 #define MAX_EXTENT (1 << 24)
 #define MAX_SCRATCH_FLOATS ((gsize) 1 << 26)
 
-typedef enum { CONV_GEMM_1X1, CONV_DEPTHWISE, CONV_IM2COL } ConvPath;
+/* Floats of B one 1x1 GEMM task packs: L2-sized so the packed chunk is
+ * reused across all row panels from cache. */
+#define GEMM_CHUNK_FLOATS 16384
+
+typedef enum { CONV_GEMM_1X1, CONV_DEPTHWISE, CONV_DIRECT } ConvPath;
 
 static const char *const path_names[] = { "conv1x1_gemm", "conv_depthwise",
-  "conv_im2col_gemm" };
+  "conv_direct_gemm" };
 
 typedef struct {
   const ClinferCpuSimd *simd;
@@ -23,7 +28,9 @@ typedef struct {
   int batch, cin, cout, group, cout_g, k;  /* k: GEMM depth */
   ClinferCpuConvGeom geom;
   ClinferCpuDwArgs dw;
-  int *taps;
+  int *taps;                 /* depthwise taps, direct path B offsets */
+  int chunk;                 /* 1x1: columns per task */
+  gsize plane;               /* direct: floats per padded input plane */
   float *a;                  /* packed GEMM panels or depthwise weights */
   gsize a_group;             /* floats of @a per group */
   float *bias;               /* GEMM: per group, rounded up to mr */
@@ -50,9 +57,13 @@ conv_state_free (gpointer data)
 /* ---------------------------------------------------------------- */
 /* Run                                                               */
 
+/* Threads for a run: the paths with per-thread scratch cannot use more
+ * threads than they have buffers. */
 static int
 n_threads (const ConvState *st)
 {
+  if (st->path == CONV_DIRECT)
+    return MAX (1, omp_get_max_threads ());
   return MAX (1, MIN (omp_get_max_threads (), st->n_scratch));
 }
 
@@ -62,41 +73,81 @@ thread_scratch (const ConvState *st)
   return st->scratch + (gsize) omp_get_thread_num () * st->scratch_floats;
 }
 
-/* GEMM paths: tasks are (image, group, column block, row part); row parts
- * only split when there are fewer column blocks than threads. */
+/* Splits @tasks over @nt threads: row parts (multiples of mr) when there
+ * are fewer tasks than threads. */
 static void
-run_gemm (const ConvState *st, const float *x, const float *z, float *y)
+row_parts (const ConvState *st, int64_t tasks, int nt, int64_t *parts,
+    int64_t *per_part)
 {
-  const ClinferCpuConvGeom *g = &st->geom;
-  const ClinferCpuSimd *s = st->simd;
-  int64_t cols = (int64_t) g->oh * g->ow, in_plane = (int64_t) g->ih * g->iw;
-  int64_t nb = (cols + s->nr - 1) / s->nr;
-  int64_t panels = (st->cout_g + s->mr - 1) / s->mr;
-  int nt = n_threads (st);
-  int64_t tasks = (int64_t) st->batch * st->group * nb;
-  int64_t parts = tasks >= nt ? 1 : MIN (panels, (nt + tasks - 1) / tasks);
-  int64_t per_part = (panels + parts - 1) / parts * s->mr;
+  int64_t panels = (st->cout_g + st->simd->mr - 1) / st->simd->mr;
 
+  *parts = tasks >= nt ? 1 : MIN (panels, (nt + tasks - 1) / tasks);
+  *per_part = (panels + *parts - 1) / *parts * st->simd->mr;
+}
+
+/* 1x1: tasks are (image, column chunk, row part). */
+static void
+run_gemm_1x1 (const ConvState *st, const float *x, const float *z, float *y)
+{
+  const ClinferCpuSimd *s = st->simd;
+  int64_t cols = (int64_t) st->geom.ih * st->geom.iw;
+  int64_t nb = (cols + st->chunk - 1) / st->chunk, parts, per_part;
+  int nt = n_threads (st);
+  int64_t tasks = (int64_t) st->batch * nb;
+
+  row_parts (st, tasks, nt, &parts, &per_part);
 #pragma omp parallel for num_threads (nt) schedule (static)
   for (int64_t t = 0; t < tasks * parts; t++) {
-    int64_t part = t % parts, jb = t / parts % nb, bg = t / parts / nb;
-    int64_t b = bg / st->group, grp = bg % st->group, j0 = jb * s->nr;
-    int nc = (int) MIN (s->nr, cols - j0);
-    int64_t r0 = part * per_part, rows = MIN (per_part, st->cout_g - r0);
-    int64_t ybase = (b * st->cout + grp * st->cout_g + r0) * cols + j0;
+    int64_t part = t % parts, jb = t / parts % nb, b = t / parts / nb;
+    int64_t j0 = jb * st->chunk, r0 = part * per_part;
+    int nc = (int) MIN (st->chunk, cols - j0);
+    int rows = (int) MIN (per_part, st->cout - r0);
+    int64_t ybase = (b * st->cout + r0) * cols + j0;
     float *scr = thread_scratch (st);
 
     if (rows <= 0)
       continue;
-    if (st->path == CONV_GEMM_1X1)
-      s->pack_b (scr, x + b * st->cin * in_plane + j0, in_plane, st->k, nc);
-    else
-      s->im2col_pack (scr, x + (b * st->cin + grp * g->cin_g) * in_plane, g,
-          j0, nc);
-    s->gemm ((int) rows, st->k,
-        st->a + grp * st->a_group + (gsize) r0 * st->k,
-        st->bias + grp * st->bias_group + r0, scr, nc, y + ybase, cols,
-        z ? z + ybase : NULL, cols, &st->ep);
+    s->pack_b (scr, x + b * st->cin * cols + j0, cols, st->k, nc);
+    s->gemm (rows, st->k, st->a + (gsize) r0 * st->k, st->bias + r0, scr, nc,
+        y + ybase, cols, z ? z + ybase : NULL, cols, &st->ep);
+  }
+}
+
+/* Direct: per (image, group) the input planes are padded once (shared),
+ * then tasks are (output row, row part) reading B through offsets. */
+static void
+run_direct (const ConvState *st, const float *x, const float *z, float *y)
+{
+  const ClinferCpuConvGeom *g = &st->geom;
+  const ClinferCpuSimd *s = st->simd;
+  int64_t in_plane = (int64_t) g->ih * g->iw, cols = (int64_t) g->oh * g->ow;
+  int64_t parts, per_part;
+  int nt = n_threads (st);
+
+  row_parts (st, g->oh, nt, &parts, &per_part);
+#pragma omp parallel num_threads (nt)
+  for (int64_t bg = 0; bg < (int64_t) st->batch * st->group; bg++) {
+    int64_t b = bg / st->group, grp = bg % st->group;
+    const float *xg = x + (b * st->cin + grp * g->cin_g) * in_plane;
+
+#pragma omp for schedule (static)
+    for (int ic = 0; ic < g->cin_g; ic++)
+      s->pad_plane (g, st->dw.hp, st->dw.pw, xg + ic * in_plane,
+          st->scratch + ic * st->plane);
+#pragma omp for schedule (static)
+    for (int64_t t = 0; t < g->oh * parts; t++) {
+      int64_t oy = t / parts, r0 = t % parts * per_part;
+      int rows = (int) MIN (per_part, st->cout_g - r0);
+      int64_t ybase = (b * st->cout + grp * st->cout_g + r0) * cols + oy * g->ow;
+
+      if (rows <= 0)
+        continue;
+      s->gemm_indirect (rows, st->k,
+          st->a + grp * st->a_group + (gsize) r0 * st->k,
+          st->bias + grp * st->bias_group + r0,
+          st->scratch + oy * g->sh * st->dw.pw, st->taps, g->ow, y + ybase,
+          cols, z ? z + ybase : NULL, cols, &st->ep);
+    }
   }
 }
 
@@ -139,8 +190,11 @@ conv_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   if (st->path == CONV_DEPTHWISE)
     run_depthwise (st, clinfer_tensor_get_const_data (inputs[0]), z,
         clinfer_tensor_get_data (outputs[0]));
+  else if (st->path == CONV_DIRECT)
+    run_direct (st, clinfer_tensor_get_const_data (inputs[0]), z,
+        clinfer_tensor_get_data (outputs[0]));
   else
-    run_gemm (st, clinfer_tensor_get_const_data (inputs[0]), z,
+    run_gemm_1x1 (st, clinfer_tensor_get_const_data (inputs[0]), z,
         clinfer_tensor_get_data (outputs[0]));
   return TRUE;
 }
@@ -170,11 +224,13 @@ pack_gemm_weights (ConvState *st, const float *w, const float *b)
     }
 }
 
+/* Padded, phase-split plane geometry (cpu-simd.h) and the offset of each
+ * tap (ky, kx) from the first tap's position. */
 static void
-prepare_depthwise (ConvState *st, const float *w, const float *b)
+padded_geometry (ConvState *st)
 {
-  ClinferCpuDwArgs *dw = &st->dw;
   const ClinferCpuConvGeom *g = &st->geom;
+  ClinferCpuDwArgs *dw = &st->dw;
   int wn = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
 
   dw->g = *g;
@@ -182,20 +238,50 @@ prepare_depthwise (ConvState *st, const float *w, const float *b)
   dw->hp = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
   dw->pw = (wn + g->sw - 1) / g->sw;
   dw->n_taps = g->kh * g->kw;
+  st->plane = (gsize) g->sw * dw->hp * dw->pw;
+}
+
+static int
+tap_offset (const ConvState *st, int ky, int kx)
+{
+  const ClinferCpuConvGeom *g = &st->geom;
+  int off = kx * g->dw;
+
+  return ((off % g->sw) * st->dw.hp + ky * g->dh) * st->dw.pw + off / g->sw;
+}
+
+static void
+prepare_depthwise (ConvState *st, const float *w, const float *b)
+{
+  ClinferCpuDwArgs *dw = &st->dw;
+  const ClinferCpuConvGeom *g = &st->geom;
+
   st->taps = g_new (int, dw->n_taps);
   for (int ky = 0; ky < g->kh; ky++)
-    for (int kx = 0; kx < g->kw; kx++) {
-      int off = kx * g->dw;
-      st->taps[ky * g->kw + kx] = ((off % g->sw) * dw->hp + ky * g->dh) * dw->pw
-          + off / g->sw;
-    }
+    for (int kx = 0; kx < g->kw; kx++)
+      st->taps[ky * g->kw + kx] = tap_offset (st, ky, kx);
   dw->taps = st->taps;
   st->a = g_aligned_alloc (st->cout * dw->n_taps, sizeof (float), 64);
   memcpy (st->a, w, sizeof (float) * st->cout * dw->n_taps);
   st->bias = g_aligned_alloc0 (st->cout, sizeof (float), 64);
   for (int c = 0; c < st->cout && b; c++)
     st->bias[c] = b[c];
-  st->scratch_floats = (gsize) g->sw * dw->hp * dw->pw;
+  st->scratch_floats = st->plane;
+}
+
+/* B row (ic, ky, kx) of the implicit im2col matrix is tap (ky, kx) of
+ * padded plane ic. */
+static void
+prepare_direct (ConvState *st)
+{
+  const ClinferCpuConvGeom *g = &st->geom;
+  int kk = 0;
+
+  st->taps = g_new (int, st->k);
+  for (int ic = 0; ic < g->cin_g; ic++)
+    for (int ky = 0; ky < g->kh; ky++)
+      for (int kx = 0; kx < g->kw; kx++)
+        st->taps[kk++] = ic * st->plane + tap_offset (st, ky, kx);
 }
 
 /* Fills the geometry; FALSE when an extent is beyond what the kernels
@@ -247,7 +333,40 @@ choose_path (const ConvState *st, const ClinferWindow *win)
   if (st->group == 1 && g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1
       && g->pt == 0 && g->pl == 0 && win->pad_end[0] == 0 && win->pad_end[1] == 0)
     return CONV_GEMM_1X1;
-  return CONV_IM2COL;
+  return CONV_DIRECT;
+}
+
+/* Weights, offsets and scratch of the chosen path; FALSE when the scratch
+ * would be unreasonably large (the reference eval runs instead). */
+static gboolean
+prepare_path (ConvState *st, const float *w, const float *b)
+{
+  int nr = st->simd->nr;
+
+  st->n_scratch = MAX (1, omp_get_max_threads ());
+  if ((gsize) st->geom.cin_g > MAX_SCRATCH_FLOATS / MAX (st->plane, 1))
+    return FALSE;
+  if (st->path == CONV_DEPTHWISE) {
+    prepare_depthwise (st, w, b);
+  } else {
+    pack_gemm_weights (st, w, b);
+    if (st->path == CONV_DIRECT) {
+      prepare_direct (st);
+      /* One shared set of padded planes, plus the over-read of a tile. */
+      st->n_scratch = 1;
+      st->scratch_floats = st->plane * st->geom.cin_g + nr;
+    } else {
+      st->chunk = MAX (nr, GEMM_CHUNK_FLOATS / MAX (st->k, 1) / nr * nr);
+      st->scratch_floats = (gsize) st->k * st->chunk;
+    }
+  }
+  /* Rounded to whole cache lines so threads do not share one. */
+  st->scratch_floats = (st->scratch_floats + 15) & ~(gsize) 15;
+  if (st->scratch_floats > MAX_SCRATCH_FLOATS / st->n_scratch)
+    return FALSE;
+  st->scratch = g_aligned_alloc0 (st->scratch_floats * st->n_scratch,
+      sizeof (float), 64);
+  return TRUE;
 }
 
 static void
@@ -304,22 +423,12 @@ clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     return FALSE;
   }
   fill_epilogue (node, st);
+  padded_geometry (st);
   st->path = choose_path (st, &win);
-  if (st->path == CONV_DEPTHWISE) {
-    prepare_depthwise (st, clinfer_tensor_get_const_data (wd->value), bias);
-  } else {
-    pack_gemm_weights (st, clinfer_tensor_get_const_data (wd->value), bias);
-    st->scratch_floats = (gsize) st->k * st->simd->nr;
-  }
-  /* Rounded to whole cache lines so threads do not share one. */
-  st->scratch_floats = (st->scratch_floats + 15) & ~(gsize) 15;
-  st->n_scratch = MAX (1, omp_get_max_threads ());
-  if (st->scratch_floats > MAX_SCRATCH_FLOATS / st->n_scratch) {
+  if (!prepare_path (st, clinfer_tensor_get_const_data (wd->value), bias)) {
     conv_state_free (st);
     return FALSE;
   }
-  st->scratch = g_aligned_alloc (st->scratch_floats * st->n_scratch,
-      sizeof (float), 64);
   kernel->name = g_strdup_printf ("%s_%s", path_names[st->path],
       st->simd->isa_name);
   kernel->state = st;

@@ -46,10 +46,18 @@ vstore (float *p, vf v)
   memcpy (p, &v, sizeof (v));
 }
 
+/* A brace list, not 0 + x: adding +0.0 is not an identity (-0.0 + 0.0 is
+ * +0.0), so the compiler would keep a scalar add before each broadcast. */
 INLINE vf
 vbcast (float x)
 {
-  return (vf) { 0 } + x;
+#if VW == 16
+  return (vf) { x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x };
+#elif VW == 8
+  return (vf) { x, x, x, x, x, x, x, x };
+#else
+  return (vf) { x, x, x, x };
+#endif
 }
 
 INLINE vf
@@ -63,6 +71,17 @@ vmax (vf a, vf b)
 {
   return vselect (a > b, a, b);
 }
+
+#if VW == 16
+#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 }
+#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
+#elif VW == 8
+#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14 }
+#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15 }
+#else
+#define EVEN_LANES { 0, 2, 4, 6 }
+#define ODD_LANES { 1, 3, 5, 7 }
+#endif
 
 /* @act is a constant after inlining: each caller gets its own copy. */
 INLINE vf
@@ -118,74 +137,24 @@ sact (float v, const ClinferCpuEpilogue *ep, const int act)
 /* ---------------------------------------------------------------- */
 /* GEMM                                                              */
 
+/* Packs @nc columns into ceil (nc / NR) panels of k x NR (zero padded). */
 static void
 ISA (pack_b) (float *dst, const float *b, ptrdiff_t ldb, int k, int nc)
 {
-  for (int kk = 0; kk < k; kk++) {
-    const float *src = b + kk * ldb;
-    float *d = dst + (ptrdiff_t) kk * NR;
-    if (nc == NR) {
-      memcpy (d, src, NR * sizeof (float));
-    } else {
-      memcpy (d, src, nc * sizeof (float));
-      memset (d + nc, 0, (NR - nc) * sizeof (float));
+  for (int j0 = 0; j0 < nc; j0 += NR) {
+    int n = MIN (NR, nc - j0);
+    float *panel = dst + (ptrdiff_t) (j0 / NR) * k * NR;
+    for (int kk = 0; kk < k; kk++) {
+      const float *src = b + kk * ldb + j0;
+      float *d = panel + (ptrdiff_t) kk * NR;
+      if (n == NR) {
+        memcpy (d, src, NR * sizeof (float));
+      } else {
+        memcpy (d, src, n * sizeof (float));
+        memset (d + n, 0, (NR - n) * sizeof (float));
+      }
     }
   }
-}
-
-/* One row segment of the im2col matrix: output columns ox0 .. ox0 + n - 1
- * of output row @oy for tap (ky, kx) of input plane @xc. */
-static void
-im2col_segment (float *d, const float *xc, const ClinferCpuConvGeom *g,
-    int oy, int ox0, int n, int ky, int kx)
-{
-  int iy = oy * g->sh - g->pt + ky * g->dh;
-  int off = kx * g->dw - g->pl, lo, hi;
-  const float *row;
-
-  if (iy < 0 || iy >= g->ih) {
-    memset (d, 0, n * sizeof (float));
-    return;
-  }
-  row = xc + (ptrdiff_t) iy * g->iw;
-  /* Valid ox: 0 <= ox * sw + off < iw. */
-  lo = off >= 0 ? 0 : (-off + g->sw - 1) / g->sw;
-  hi = g->iw - 1 - off < 0 ? 0 : (g->iw - 1 - off) / g->sw + 1;
-  lo = CLAMP (lo, ox0, ox0 + n);
-  hi = CLAMP (hi, lo, ox0 + n);
-  for (int ox = ox0; ox < lo; ox++)
-    d[ox - ox0] = 0.f;
-  if (g->sw == 1)
-    memcpy (d + lo - ox0, row + lo + off, (hi - lo) * sizeof (float));
-  else
-    for (int ox = lo; ox < hi; ox++)
-      d[ox - ox0] = row[ox * g->sw + off];
-  for (int ox = hi; ox < ox0 + n; ox++)
-    d[ox - ox0] = 0.f;
-}
-
-static void
-ISA (im2col_pack) (float *dst, const float *x, const ClinferCpuConvGeom *g,
-    int64_t j0, int nc)
-{
-  ptrdiff_t plane = (ptrdiff_t) g->ih * g->iw;
-  int kk = 0;
-
-  for (int ic = 0; ic < g->cin_g; ic++)
-    for (int ky = 0; ky < g->kh; ky++)
-      for (int kx = 0; kx < g->kw; kx++, kk++) {
-        float *d = dst + (ptrdiff_t) kk * NR;
-        int oy = (int) (j0 / g->ow), ox = (int) (j0 % g->ow), j = 0;
-        while (j < nc) {
-          int seg = MIN (g->ow - ox, nc - j);
-          im2col_segment (d + j, x + ic * plane, g, oy, ox, seg, ky, kx);
-          j += seg;
-          ox = 0;
-          oy++;
-        }
-        if (nc < NR)
-          memset (d + nc, 0, (NR - nc) * sizeof (float));
-      }
 }
 
 /* Stores one MR x NR tile (@rows and @nc may be partial). */
@@ -194,7 +163,7 @@ gemm_store (vf acc[MR][NV], int rows, int nc, float *c, ptrdiff_t ldc,
     const float *z, ptrdiff_t ldz, const ClinferCpuEpilogue *ep,
     const int act, const int has_z)
 {
-  if (nc == NR) {
+  if (nc >= NR) {
 #pragma GCC unroll 16
     for (int r = 0; r < MR; r++) {
       if (r >= rows)
@@ -209,40 +178,83 @@ gemm_store (vf acc[MR][NV], int rows, int nc, float *c, ptrdiff_t ldc,
     }
     return;
   }
-  for (int r = 0; r < rows; r++) {
+  /* Constant indices into acc (unrolled, early exit): a variable index
+   * would force the whole tile out of registers. */
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++) {
     float tmp[NR];
-    memcpy (tmp, acc[r], sizeof (tmp));
+    if (r >= rows)
+      break;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++)
+      vstore (tmp + v * VW, acc[r][v]);
     for (int j = 0; j < nc; j++)
       c[r * ldc + j] = sact (tmp[j] + (has_z ? z[r * ldz + j] : 0.f), ep, act);
   }
 }
 
+/* One MR x NR tile: row kk of B is at @b + kk * NR (packed) or at
+ * @b + offs[kk] (indirect: a window of the padded input). */
+INLINE void
+gemm_tile (int k, const float *a, const float *bias, const float *b,
+    const int *offs, vf acc[MR][NV], const int indirect)
+{
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++)
+      acc[r][v] = vbcast (bias[r]);
+  for (int kk = 0; kk < k; kk++, a += MR) {
+    const float *bp = indirect ? b + offs[kk] : b + (ptrdiff_t) kk * NR;
+    vf b0 = vload (bp), b1 = vload (bp + VW);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; r++) {
+      vf av = vbcast (a[r]);
+      acc[r][0] += av * b0;
+      acc[r][1] += av * b1;
+    }
+  }
+}
+
+/* Row panels outer, column tiles inner: the output is written in long
+ * contiguous runs per row, and B (packed or a window of the padded input)
+ * stays in L1/L2 across panels. */
 INLINE void
 gemm_impl (int m, int k, const float *a, const float *bias, const float *b,
+    const int *offs, int nc, float *c, ptrdiff_t ldc, const float *z,
+    ptrdiff_t ldz, const ClinferCpuEpilogue *ep, const int indirect,
+    const int act, const int has_z)
+{
+  for (int p0 = 0; p0 < m; p0 += MR) {
+    const float *ap = a + (ptrdiff_t) (p0 / MR) * k * MR;
+    int rows = MIN (MR, m - p0);
+
+    for (int j0 = 0; j0 < nc; j0 += NR) {
+      const float *bp = indirect ? b + j0 : b + (ptrdiff_t) (j0 / NR) * k * NR;
+      vf acc[MR][NV];
+
+      gemm_tile (k, ap, bias + p0, bp, offs, acc, indirect);
+      gemm_store (acc, rows, nc - j0, c + p0 * ldc + j0, ldc,
+          has_z ? z + p0 * ldz + j0 : NULL, ldz, ep, act, has_z);
+    }
+  }
+}
+
+INLINE void
+gemm_packed (int m, int k, const float *a, const float *bias, const float *b,
     int nc, float *c, ptrdiff_t ldc, const float *z, ptrdiff_t ldz,
     const ClinferCpuEpilogue *ep, const int act, const int has_z)
 {
-  for (int p0 = 0; p0 < m; p0 += MR) {
-    const float *ap = a + (ptrdiff_t) (p0 / MR) * k * MR, *bp = b;
-    vf acc[MR][NV];
+  gemm_impl (m, k, a, bias, b, NULL, nc, c, ldc, z, ldz, ep, 0, act, has_z);
+}
 
-#pragma GCC unroll 16
-    for (int r = 0; r < MR; r++)
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; v++)
-        acc[r][v] = vbcast (bias[p0 + r]);
-    for (int kk = 0; kk < k; kk++, ap += MR, bp += NR) {
-      vf b0 = vload (bp), b1 = vload (bp + VW);
-#pragma GCC unroll 16
-      for (int r = 0; r < MR; r++) {
-        vf av = vbcast (ap[r]);
-        acc[r][0] += av * b0;
-        acc[r][1] += av * b1;
-      }
-    }
-    gemm_store (acc, MIN (MR, m - p0), nc, c + p0 * ldc, ldc,
-        has_z ? z + p0 * ldz : NULL, ldz, ep, act, has_z);
-  }
+INLINE void
+gemm_offsets (int m, int k, const float *a, const float *bias, const float *b,
+    const int *offs, int nc, float *c, ptrdiff_t ldc, const float *z,
+    ptrdiff_t ldz, const ClinferCpuEpilogue *ep, const int act,
+    const int has_z)
+{
+  gemm_impl (m, k, a, bias, b, offs, nc, c, ldc, z, ldz, ep, 1, act, has_z);
 }
 
 static void
@@ -250,41 +262,69 @@ ISA (gemm) (int m, int k, const float *a, const float *bias, const float *b,
     int nc, float *c, ptrdiff_t ldc, const float *z, ptrdiff_t ldz,
     const ClinferCpuEpilogue *ep)
 {
-  DISPATCH_EPILOGUE (gemm_impl, ep, z, m, k, a, bias, b, nc, c, ldc, z, ldz, ep);
+  DISPATCH_EPILOGUE (gemm_packed, ep, z, m, k, a, bias, b, nc, c, ldc, z, ldz,
+      ep);
+}
+
+static void
+ISA (gemm_indirect) (int m, int k, const float *a, const float *bias,
+    const float *b, const int *offs, int nc, float *c, ptrdiff_t ldc,
+    const float *z, ptrdiff_t ldz, const ClinferCpuEpilogue *ep)
+{
+  DISPATCH_EPILOGUE (gemm_offsets, ep, z, m, k, a, bias, b, offs, nc, c, ldc,
+      z, ldz, ep);
 }
 
 /* ---------------------------------------------------------------- */
 /* Depthwise                                                         */
 
-/* Copies the input plane into the zero-padded, phase-split scratch. */
+/* Phase @r of one padded row: d[i] = input column i * sw + r - pl, or 0. */
 static void
-dw_fill (const ClinferCpuDwArgs *a, const float *src, float *scratch)
+pad_row_phase (float *d, const float *row, const ClinferCpuConvGeom *g,
+    int pw, int r)
 {
-  const ClinferCpuConvGeom *g = &a->g;
+  int lo = g->pl - r <= 0 ? 0 : (g->pl - r + g->sw - 1) / g->sw;
+  int hi = g->iw + g->pl - r <= 0 ? 0 : (g->iw + g->pl - r - 1) / g->sw + 1;
+  const float *src;
+  int i;
 
+  lo = MIN (lo, pw);
+  hi = CLAMP (hi, lo, pw);
+  memset (d, 0, lo * sizeof (float));
+  src = row + lo * g->sw + r - g->pl;
+  if (g->sw == 1) {
+    memcpy (d + lo, src, (hi - lo) * sizeof (float));
+  } else if (g->sw == 2) {
+    const vi even = EVEN_LANES;
+    /* Whole vector pairs while they stay inside the input row. */
+    for (i = lo; i + VW <= hi && (i + VW) * 2 + r - g->pl <= g->iw; i += VW) {
+      const float *p = row + i * 2 + r - g->pl;
+      vstore (d + i, __builtin_shuffle (vload (p), vload (p + VW), even));
+    }
+    for (; i < hi; i++)
+      d[i] = row[i * 2 + r - g->pl];
+  } else {
+    for (i = lo; i < hi; i++, src += g->sw)
+      d[i] = *src;
+  }
+  memset (d + hi, 0, (pw - hi) * sizeof (float));
+}
+
+/* Copies input plane @src into the zero-padded, phase-split layout of
+ * cpu-simd.h: phase r, padded row y at dst + (r * hp + y) * pw. */
+static void
+ISA (pad_plane) (const ClinferCpuConvGeom *g, int hp, int pw, const float *src,
+    float *dst)
+{
   for (int r = 0; r < g->sw; r++)
-    for (int y = 0; y < a->hp; y++) {
-      float *d = scratch + ((ptrdiff_t) r * a->hp + y) * a->pw;
-      int iy = y - g->pt, lo, hi;
-      const float *row;
+    for (int y = 0; y < hp; y++) {
+      float *d = dst + ((ptrdiff_t) r * hp + y) * pw;
+      int iy = y - g->pt;
 
-      if (iy < 0 || iy >= g->ih) {
-        memset (d, 0, a->pw * sizeof (float));
-        continue;
-      }
-      row = src + (ptrdiff_t) iy * g->iw;
-      /* Phase index i reads input column i * sw + r - pl. */
-      lo = g->pl - r <= 0 ? 0 : (g->pl - r + g->sw - 1) / g->sw;
-      hi = g->iw + g->pl - r <= 0 ? 0 : (g->iw + g->pl - r - 1) / g->sw + 1;
-      lo = MIN (lo, a->pw);
-      hi = CLAMP (hi, lo, a->pw);
-      memset (d, 0, lo * sizeof (float));
-      if (g->sw == 1)
-        memcpy (d + lo, row + lo - g->pl, (hi - lo) * sizeof (float));
+      if (iy < 0 || iy >= g->ih)
+        memset (d, 0, pw * sizeof (float));
       else
-        for (int i = lo; i < hi; i++)
-          d[i] = row[i * g->sw + r - g->pl];
-      memset (d + hi, 0, (a->pw - hi) * sizeof (float));
+        pad_row_phase (d, src + (ptrdiff_t) iy * g->iw, g, pw, r);
     }
 }
 
@@ -359,23 +399,12 @@ static void
 ISA (depthwise) (const ClinferCpuDwArgs *a, const float *src, const float *w,
     float bias, const float *z, float *dst, float *scratch)
 {
-  dw_fill (a, src, scratch);
+  ISA (pad_plane) (&a->g, a->hp, a->pw, src, scratch);
   DISPATCH_EPILOGUE (dw_taps, &a->ep, z, a, w, bias, z, dst, scratch);
 }
 
 /* ---------------------------------------------------------------- */
 /* Max pooling                                                       */
-
-#if VW == 16
-#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 }
-#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
-#elif VW == 8
-#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14 }
-#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15 }
-#else
-#define EVEN_LANES { 0, 2, 4, 6 }
-#define ODD_LANES { 1, 3, 5, 7 }
-#endif
 
 static void
 ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
@@ -406,8 +435,8 @@ ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
 
 const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   G_STRINGIFY (CLINFER_ISA_SUFFIX), MR, NR,
-  ISA (pack_b), ISA (im2col_pack), ISA (gemm), ISA (depthwise),
-  ISA (max_pool_2x2),
+  ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
+  ISA (depthwise), ISA (max_pool_2x2),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

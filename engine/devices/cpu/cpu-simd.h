@@ -38,20 +38,25 @@ typedef struct {
 typedef struct {
   const char *isa_name;
   int mr, nr;                /* GEMM micro-tile: rows of A, columns of B */
-  /* Packs @nc (<= nr) columns of @k rows of @b (row stride @ldb) into
-   * @dst (k x nr, zero padded). */
+  /* Packs @nc columns of @k rows of @b (row stride @ldb) into
+   * ceil (nc / nr) panels of k x nr floats (zero padded). */
   void (*pack_b) (float *dst, const float *b, ptrdiff_t ldb, int k, int nc);
-  /* Same from the implicit im2col matrix of image @x (channels of one
-   * group, [cin_g, ih, iw]): rows (ic, ky, kx), columns = output positions
-   * j0 .. j0 + nc - 1 in row-major (oy, ox) order. */
-  void (*im2col_pack) (float *dst, const float *x, const ClinferCpuConvGeom *g,
-      int64_t j0, int nc);
-  /* C[m x nc] = A[m x k] * Bpacked[k x nc] with the epilogue. @a holds
-   * ceil(m / mr) panels of k x mr (zero padded), @bias m rounded up to
-   * mr values; @z may be NULL. */
+  /* Copies input plane @src ([ih, iw]) into @dst zero-padded and split into
+   * sw column phases: phase r, padded row y (input row y - pt) at
+   * dst + (r * hp + y) * pw, element i = input column i * sw + r - pl. */
+  void (*pad_plane) (const ClinferCpuConvGeom *g, int hp, int pw,
+      const float *src, float *dst);
+  /* C[m x nc] = A[m x k] * B[k x nc] with the epilogue. @a holds
+   * ceil (m / mr) panels of k x mr (zero padded), @bias m rounded up to mr
+   * values, @b the panels of pack_b; @z may be NULL. */
   void (*gemm) (int m, int k, const float *a, const float *bias,
       const float *b, int nc, float *c, ptrdiff_t ldc, const float *z,
       ptrdiff_t ldz, const ClinferCpuEpilogue *ep);
+  /* Same with B[kk][j] = b[offs[kk] + j] (an implicit im2col over padded
+   * planes; may read up to nr - 1 floats past the last column). */
+  void (*gemm_indirect) (int m, int k, const float *a, const float *bias,
+      const float *b, const int *offs, int nc, float *c, ptrdiff_t ldc,
+      const float *z, ptrdiff_t ldz, const ClinferCpuEpilogue *ep);
   /* One depthwise output plane; @scratch holds sw * hp * pw floats. */
   void (*depthwise) (const ClinferCpuDwArgs *a, const float *src,
       const float *w, float bias, const float *z, float *dst, float *scratch);

@@ -1,0 +1,1160 @@
+/* GStreamer
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * gstclinfer.c: runs a neural network on video frames with the clinfer
+ * engine and attaches the results to the frames as metadata
+ */
+
+/**
+ * SECTION:element-clinfer
+ * @title: clinfer
+ *
+ * Runs a neural network (ONNX) on every frame, or every
+ * #GstClinfer:inference-interval frames, with the clinfer engine. Pixels
+ * pass unchanged; the network's output tensors are attached as
+ * #GstClinferTensorMeta and, with a #GstClinfer:decoder, the detections
+ * or the class as #GstVideoRegionOfInterestMeta.
+ *
+ * The frame is pre-processed to the model input: colour conversion
+ * (RGB, BGR, xRGB-style, NV12, I420 and GRAY8 frames), bilinear resize per
+ * #GstClinfer:resize-method, (pixel - mean) / scale per channel, channel
+ * order (#GstClinfer:reverse-channels), NCHW or NHWC layout (from the model
+ * input's shape) and f32, f16 or u8 elements.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 filesrc location=face.png ! pngdec ! imagefreeze num-buffers=5 ! videoconvert ! \
+ *     clinfer model=face_detection_front_128x128_barracuda.onnx decoder=blazeface silent=false ! \
+ *     clinferoverlay ! videoconvert ! pngenc snapshot=true ! filesink location=out.png
+ * ]| Finds the faces in a picture, draws them and prints them (with -v).
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! clinfer model=ssd.onnx decoder=ssd \
+ *     labels-file=coco.txt threshold=0.6 inference-interval=2 ! clinferoverlay ! \
+ *     videoconvert ! autovideosink
+ * ]| Detects objects on every other camera frame.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclinfer.h"
+#include "clinfer/clinfer-tensor-meta.h"
+
+#include <math.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY (gst_clinfer_debug);
+#define GST_CAT_DEFAULT gst_clinfer_debug
+
+enum
+{
+  PROP_0,
+  PROP_MODEL,
+  PROP_CONFIG_FILE,
+  PROP_DEVICE,
+  PROP_THREADS,
+  PROP_INFERENCE_INTERVAL,
+  PROP_MEAN_VALUES,
+  PROP_SCALE_VALUES,
+  PROP_REVERSE_CHANNELS,
+  PROP_RESIZE_METHOD,
+  PROP_DECODER,
+  PROP_THRESHOLD,
+  PROP_LABELS_FILE,
+  PROP_INPUT_NAME,
+  PROP_MODEL_INSTANCE_ID,
+  PROP_SILENT,
+  PROP_LAST_MESSAGE,
+  N_PROPERTIES
+};
+
+#define DEFAULT_PROP_MODEL NULL
+#define DEFAULT_PROP_CONFIG_FILE NULL
+#define DEFAULT_PROP_DEVICE "AUTO"
+#define DEFAULT_PROP_THREADS 0
+#define DEFAULT_PROP_INFERENCE_INTERVAL 1
+#define DEFAULT_PROP_MEAN_VALUES NULL
+#define DEFAULT_PROP_SCALE_VALUES NULL
+#define DEFAULT_PROP_REVERSE_CHANNELS FALSE
+#define DEFAULT_PROP_RESIZE_METHOD GST_CLINFER_RESIZE_STRETCH
+#define DEFAULT_PROP_DECODER GST_CLINFER_DECODER_NONE
+#define DEFAULT_PROP_THRESHOLD 0.5f
+#define DEFAULT_PROP_LABELS_FILE NULL
+#define DEFAULT_PROP_INPUT_NAME NULL
+#define DEFAULT_PROP_MODEL_INSTANCE_ID NULL
+#define DEFAULT_PROP_SILENT TRUE
+
+/* Model metadata keys (ONNX metadata_props) read when mean-values or
+ * scale-values are not set; the names OpenVINO's Model API uses. */
+#define METADATA_MEAN_VALUES "mean_values"
+#define METADATA_SCALE_VALUES "scale_values"
+
+static GParamSpec *properties[N_PROPERTIES];
+
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE (GST_CLINFER_PREPROCESS_FORMATS)
+
+static GstStaticPadTemplate gst_clinfer_sink_template =
+GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (VIDEO_CAPS));
+
+static GstStaticPadTemplate gst_clinfer_src_template =
+GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (VIDEO_CAPS));
+
+#define gst_clinfer_parent_class parent_class
+G_DEFINE_TYPE (GstClinfer, gst_clinfer, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (clinfer, "clinfer", GST_RANK_NONE,
+    GST_TYPE_CLINFER);
+
+static void gst_clinfer_finalize (GObject * object);
+static void gst_clinfer_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_clinfer_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+
+static gboolean gst_clinfer_start (GstBaseTransform * trans);
+static gboolean gst_clinfer_stop (GstBaseTransform * trans);
+static gboolean gst_clinfer_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_clinfer_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static GstFlowReturn gst_clinfer_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf);
+
+GType
+gst_clinfer_resize_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CLINFER_RESIZE_STRETCH,
+        "Scale the whole frame to the model input, ignoring the aspect ratio",
+        "stretch"},
+    {GST_CLINFER_RESIZE_LETTERBOX,
+          "Scale the whole frame keeping the aspect ratio, centred, padded "
+          "with black", "letterbox"},
+    {GST_CLINFER_RESIZE_CROP,
+          "Scale keeping the aspect ratio to fill the model input, cutting "
+          "out the frame's centre", "crop"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType _type = g_enum_register_static ("GstClinferResizeMethod", values);
+    g_once_init_leave (&type, _type);
+  }
+  return type;
+}
+
+GType
+gst_clinfer_decoder_type_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CLINFER_DECODER_NONE, "Attach the output tensors only", "none"},
+    {GST_CLINFER_DECODER_BLAZEFACE,
+        "MediaPipe BlazeFace: \"face\" regions with 6 key points", "blazeface"},
+    {GST_CLINFER_DECODER_SSD,
+          "[1,1,N,7] detection output (image_id, label, confidence, box)",
+        "ssd"},
+    {GST_CLINFER_DECODER_CLASSIFICATION,
+        "Top-1 class on a whole-frame region", "classification"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType _type = g_enum_register_static ("GstClinferDecoderType", values);
+    g_once_init_leave (&type, _type);
+  }
+  return type;
+}
+
+static void
+gst_clinfer_class_init (GstClinferClass * klass)
+{
+  GObjectClass *gobject_class = (GObjectClass *) klass;
+  GstElementClass *element_class = (GstElementClass *) klass;
+  GstBaseTransformClass *trans_class = (GstBaseTransformClass *) klass;
+
+  GST_DEBUG_CATEGORY_INIT (gst_clinfer_debug, "clinfer", 0,
+      "clinfer inference element");
+
+  gobject_class->finalize = gst_clinfer_finalize;
+  gobject_class->set_property = gst_clinfer_set_property;
+  gobject_class->get_property = gst_clinfer_get_property;
+
+  properties[PROP_MODEL] = g_param_spec_string ("model", "Model",
+      "Path of the model file (.onnx). A change while PLAYING takes effect "
+      "at the next frame (the model is read and compiled on the streaming "
+      "thread then)", DEFAULT_PROP_MODEL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_CONFIG_FILE] = g_param_spec_string ("config-file",
+      "Config file",
+      "Custom OpenCL layer description (OpenVINO custom-layer XML) for the GPU "
+      "device; applied like model", DEFAULT_PROP_CONFIG_FILE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_DEVICE] = g_param_spec_string ("device", "Device",
+      "Device the model runs on: CPU, GPU, GPU.N (N-th OpenCL GPU) or AUTO; "
+      "applied like model", DEFAULT_PROP_DEVICE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_THREADS] = g_param_spec_uint ("threads", "Threads",
+      "CPU threads for inference and pre-processing (0 = one per core); "
+      "applied like model", 0, 1024, DEFAULT_PROP_THREADS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_INFERENCE_INTERVAL] = g_param_spec_uint
+      ("inference-interval", "Inference interval",
+      "Run the model on every N-th frame only (the first, N+1-th, ...); the "
+      "other frames pass with no new result metadata", 1, G_MAXUINT,
+      DEFAULT_PROP_INFERENCE_INTERVAL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_MEAN_VALUES] = g_param_spec_string ("mean-values",
+      "Mean values",
+      "Subtracted from each pixel value (0..255) before dividing by "
+      "scale-values: comma-separated, one value for every channel or one per "
+      "channel in the model's channel order. Unset: the model metadata key "
+      "\"" METADATA_MEAN_VALUES "\", else the decoder's model family "
+      "(blazeface: 127.5), else 0", DEFAULT_PROP_MEAN_VALUES,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_SCALE_VALUES] = g_param_spec_string ("scale-values",
+      "Scale values",
+      "Divides each pixel value after subtracting mean-values: "
+      "comma-separated, one value or one per channel. Unset: the model "
+      "metadata key \"" METADATA_SCALE_VALUES "\", else the decoder's model "
+      "family (blazeface: 127.5), else 1", DEFAULT_PROP_SCALE_VALUES,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_REVERSE_CHANNELS] = g_param_spec_boolean
+      ("reverse-channels", "Reverse channels",
+      "Feed the model B, G, R instead of R, G, B", DEFAULT_PROP_REVERSE_CHANNELS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_RESIZE_METHOD] = g_param_spec_enum ("resize-method",
+      "Resize method", "How the frame is fitted to the model input size",
+      GST_TYPE_CLINFER_RESIZE_METHOD, DEFAULT_PROP_RESIZE_METHOD,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_DECODER] = g_param_spec_enum ("decoder", "Decoder",
+      "Turns the outputs into region of interest metadata",
+      GST_TYPE_CLINFER_DECODER_TYPE, DEFAULT_PROP_DECODER,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_THRESHOLD] = g_param_spec_float ("threshold", "Threshold",
+      "Minimum confidence of a detection (decoders blazeface and ssd)", 0.0f,
+      1.0f, DEFAULT_PROP_THRESHOLD,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_LABELS_FILE] = g_param_spec_string ("labels-file",
+      "Labels file",
+      "Text file with one label per line, line N (from 0) naming class N",
+      DEFAULT_PROP_LABELS_FILE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_INPUT_NAME] = g_param_spec_string ("input-name",
+      "Input name",
+      "Model input fed with the frame (NULL: the first input of rank 4); "
+      "other inputs are fed zeros", DEFAULT_PROP_INPUT_NAME,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_MODEL_INSTANCE_ID] = g_param_spec_string
+      ("model-instance-id", "Model instance id",
+      "Elements of the process with the same id and the same model, device, "
+      "config-file and threads share one read and compiled model (each keeps "
+      "its own inference request). NULL: not shared",
+      DEFAULT_PROP_MODEL_INSTANCE_ID,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_SILENT] = g_param_spec_boolean ("silent", "Silent",
+      "Do not describe each inference's results in last-message",
+      DEFAULT_PROP_SILENT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_LAST_MESSAGE] = g_param_spec_string ("last-message",
+      "Last message",
+      "Results of the last inference (when silent is false), one region per "
+      "entry; gst-launch-1.0 -v prints it", NULL,
+      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
+
+  gst_element_class_set_static_metadata (element_class,
+      "clinfer inference", "Filter/Video/Analyzer",
+      "Runs a neural network on video frames and attaches its outputs and "
+      "decoded regions of interest as metadata",
+      "the clinfer authors <https://github.com/clinfer>");
+  gst_element_class_add_static_pad_template (element_class,
+      &gst_clinfer_sink_template);
+  gst_element_class_add_static_pad_template (element_class,
+      &gst_clinfer_src_template);
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_clinfer_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_clinfer_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_clinfer_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_clinfer_sink_event);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_clinfer_transform_ip);
+  trans_class->passthrough_on_same_caps = FALSE;
+
+  gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_RESIZE_METHOD, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_DECODER_TYPE, 0);
+}
+
+static void
+gst_clinfer_init (GstClinfer * self)
+{
+  self->device = g_strdup (DEFAULT_PROP_DEVICE);
+  self->threads = DEFAULT_PROP_THREADS;
+  self->inference_interval = DEFAULT_PROP_INFERENCE_INTERVAL;
+  self->reverse_channels = DEFAULT_PROP_REVERSE_CHANNELS;
+  self->resize_method = DEFAULT_PROP_RESIZE_METHOD;
+  self->decoder = DEFAULT_PROP_DECODER;
+  self->threshold = DEFAULT_PROP_THRESHOLD;
+  self->silent = DEFAULT_PROP_SILENT;
+
+  /* In place: the frame is only read, metadata is added; the buffer is
+   * made writable (metadata only, memory is shared) by the base class. */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_clinfer_finalize (GObject * object)
+{
+  GstClinfer *self = GST_CLINFER (object);
+
+  g_free (self->model_path);
+  g_free (self->config_file);
+  g_free (self->device);
+  g_free (self->mean_values);
+  g_free (self->scale_values);
+  g_free (self->labels_file);
+  g_free (self->input_name);
+  g_free (self->model_instance_id);
+  g_free (self->last_message);
+
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* Replaces *@field by a copy of the string in @value; TRUE if it changed. */
+static gboolean
+replace_string (gchar ** field, const GValue * value)
+{
+  const gchar *s = g_value_get_string (value);
+
+  if (g_strcmp0 (*field, s) == 0)
+    return FALSE;
+  g_free (*field);
+  *field = g_strdup (s);
+  return TRUE;
+}
+
+static void
+gst_clinfer_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstClinfer *self = GST_CLINFER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      self->reload_pending |= replace_string (&self->model_path, value);
+      break;
+    case PROP_CONFIG_FILE:
+      self->reload_pending |= replace_string (&self->config_file, value);
+      break;
+    case PROP_DEVICE:
+      if (g_value_get_string (value) == NULL) {
+        self->reload_pending |= g_strcmp0 (self->device, DEFAULT_PROP_DEVICE);
+        g_free (self->device);
+        self->device = g_strdup (DEFAULT_PROP_DEVICE);
+      } else {
+        self->reload_pending |= replace_string (&self->device, value);
+      }
+      break;
+    case PROP_THREADS:
+      self->reload_pending |= self->threads != g_value_get_uint (value);
+      self->threads = g_value_get_uint (value);
+      break;
+    case PROP_MODEL_INSTANCE_ID:
+      self->reload_pending |= replace_string (&self->model_instance_id, value);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      self->inference_interval = g_value_get_uint (value);
+      break;
+    case PROP_MEAN_VALUES:
+      self->configure_pending |= replace_string (&self->mean_values, value);
+      break;
+    case PROP_SCALE_VALUES:
+      self->configure_pending |= replace_string (&self->scale_values, value);
+      break;
+    case PROP_REVERSE_CHANNELS:
+      self->reverse_channels = g_value_get_boolean (value);
+      self->configure_pending = TRUE;
+      break;
+    case PROP_RESIZE_METHOD:
+      self->resize_method = g_value_get_enum (value);
+      self->configure_pending = TRUE;
+      break;
+    case PROP_DECODER:
+      self->decoder = g_value_get_enum (value);
+      self->configure_pending = TRUE;
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_float (value);
+      break;
+    case PROP_LABELS_FILE:
+      self->configure_pending |= replace_string (&self->labels_file, value);
+      break;
+    case PROP_INPUT_NAME:
+      self->configure_pending |= replace_string (&self->input_name, value);
+      break;
+    case PROP_SILENT:
+      self->silent = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstClinfer *self = GST_CLINFER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_value_set_string (value, self->model_path);
+      break;
+    case PROP_CONFIG_FILE:
+      g_value_set_string (value, self->config_file);
+      break;
+    case PROP_DEVICE:
+      g_value_set_string (value, self->device);
+      break;
+    case PROP_THREADS:
+      g_value_set_uint (value, self->threads);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      g_value_set_uint (value, self->inference_interval);
+      break;
+    case PROP_MEAN_VALUES:
+      g_value_set_string (value, self->mean_values);
+      break;
+    case PROP_SCALE_VALUES:
+      g_value_set_string (value, self->scale_values);
+      break;
+    case PROP_REVERSE_CHANNELS:
+      g_value_set_boolean (value, self->reverse_channels);
+      break;
+    case PROP_RESIZE_METHOD:
+      g_value_set_enum (value, self->resize_method);
+      break;
+    case PROP_DECODER:
+      g_value_set_enum (value, self->decoder);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_float (value, self->threshold);
+      break;
+    case PROP_LABELS_FILE:
+      g_value_set_string (value, self->labels_file);
+      break;
+    case PROP_INPUT_NAME:
+      g_value_set_string (value, self->input_name);
+      break;
+    case PROP_MODEL_INSTANCE_ID:
+      g_value_set_string (value, self->model_instance_id);
+      break;
+    case PROP_SILENT:
+      g_value_set_boolean (value, self->silent);
+      break;
+    case PROP_LAST_MESSAGE:
+      g_value_set_string (value, self->last_message);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Parses "1,2,3" (commas and/or spaces) into 1 or @n_channels values, all
+ * of them when one value is given. */
+static gboolean
+parse_values (const gchar * text, gint n_channels, gfloat values[3],
+    GError ** error)
+{
+  g_auto (GStrv) tokens = g_strsplit_set (text, ", \t", -1);
+  gdouble parsed[3];
+  gint n = 0, i;
+
+  for (i = 0; tokens[i] != NULL; i++) {
+    gchar *end;
+    gdouble v;
+
+    if (tokens[i][0] == '\0')
+      continue;
+    v = g_ascii_strtod (tokens[i], &end);
+    if (*end != '\0' || !isfinite (v)) {
+      g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+          "'%s' is not a number", tokens[i]);
+      return FALSE;
+    }
+    if (n == 3) {
+      n++;
+      break;
+    }
+    parsed[n++] = v;
+  }
+  if (n != 1 && n != n_channels) {
+    g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "expected 1 or %d comma-separated numbers (the model input has %d "
+        "channel%s), got \"%s\"", n_channels, n_channels,
+        n_channels == 1 ? "" : "s", text);
+    return FALSE;
+  }
+  for (i = 0; i < 3; i++)
+    values[i] = (gfloat) parsed[n == 1 ? 0 : MIN (i, n - 1)];
+  return TRUE;
+}
+
+/* Model name for the tensor meta: the file name without folder and
+ * extension. */
+static gchar *
+model_name_from_path (const gchar * path)
+{
+  gchar *base = g_path_get_basename (path);
+  gchar *dot = strrchr (base, '.');
+
+  if (dot != NULL && dot != base)
+    *dot = '\0';
+  return base;
+}
+
+static void
+gst_clinfer_unload (GstClinfer * self)
+{
+  g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
+  g_clear_pointer (&self->input, clinfer_tensor_unref);
+  g_clear_pointer (&self->request, clinfer_request_free);
+  g_clear_pointer (&self->shared, gst_clinfer_model_cache_release);
+  g_clear_pointer (&self->model_name, g_free);
+  g_clear_pointer (&self->labels, g_ptr_array_unref);
+  self->configured = FALSE;
+}
+
+/* Reads and compiles the model (or takes the shared one) and creates this
+ * element's request. Posts an error and returns FALSE on failure. */
+static gboolean
+gst_clinfer_load (GstClinfer * self)
+{
+  GstClinferModelSettings settings = { NULL, };
+  g_autofree gchar *instance_id = NULL;
+  GError *err = NULL;
+  gboolean conflict = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  settings.model_path = g_strdup (self->model_path);
+  settings.config_file = g_strdup (self->config_file);
+  settings.device = g_strdup (self->device);
+  settings.threads = (gint) self->threads;
+  instance_id = g_strdup (self->model_instance_id);
+  self->reload_pending = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  gst_clinfer_unload (self);
+
+  if (settings.model_path == NULL || *settings.model_path == '\0')
+    goto no_model;
+  if (!g_file_test (settings.model_path, G_FILE_TEST_IS_REGULAR))
+    goto model_not_found;
+  if (settings.config_file != NULL
+      && !g_file_test (settings.config_file, G_FILE_TEST_IS_REGULAR))
+    goto config_not_found;
+
+  self->shared = gst_clinfer_model_cache_acquire (instance_id, &settings,
+      &conflict, &err);
+  if (self->shared == NULL)
+    goto load_failed;
+  if (conflict) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("model-instance-id \"%s\" is used by another element with another "
+            "model, device, config-file or threads; this element reads and "
+            "compiles its own copy", instance_id), (NULL));
+  }
+  self->request = clinfer_compiled_create_request (self->shared->compiled,
+      &err);
+  if (self->request == NULL)
+    goto load_failed;
+  self->model_name = model_name_from_path (settings.model_path);
+  GST_INFO_OBJECT (self, "model %s on device %s", settings.model_path,
+      clinfer_compiled_get_device_name (self->shared->compiled));
+  gst_clinfer_model_settings_clear (&settings);
+  return TRUE;
+
+  /* ERRORS */
+no_model:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No model file given (property 'model')."), (NULL));
+    gst_clinfer_model_settings_clear (&settings);
+    return FALSE;
+  }
+model_not_found:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Model file \"%s\" (property 'model') does not exist or is not a "
+            "regular file.", settings.model_path), (NULL));
+    gst_clinfer_model_settings_clear (&settings);
+    return FALSE;
+  }
+config_not_found:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Config file \"%s\" (property 'config-file') does not exist or is "
+            "not a regular file.", settings.config_file), (NULL));
+    gst_clinfer_model_settings_clear (&settings);
+    return FALSE;
+  }
+load_failed:
+  {
+    if (g_error_matches (err, CLINFER_ERROR, CLINFER_ERROR_IO)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("Could not read model file \"%s\" (property 'model'): %s",
+              settings.model_path, err->message), (NULL));
+    } else {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Could not use model \"%s\" on device %s%s%s: %s",
+              settings.model_path, settings.device,
+              settings.config_file ? " with config file " : "",
+              settings.config_file ? settings.config_file : "", err->message),
+          ("clinfer error code %d", err->code));
+    }
+    g_clear_error (&err);
+    gst_clinfer_unload (self);
+    gst_clinfer_model_settings_clear (&settings);
+    return FALSE;
+  }
+}
+
+/* Index of the model input fed with frames: input-name, else the first
+ * input of rank 4, else input 0. -1 when input-name is unknown. */
+static gint
+find_video_input (ClinferCompiled * compiled, const gchar * name)
+{
+  guint i, n = clinfer_compiled_get_n_inputs (compiled);
+
+  if (name != NULL)
+    return clinfer_compiled_find_input (compiled, name);
+  for (i = 0; i < n; i++) {
+    ClinferPortInfo info;
+
+    if (clinfer_compiled_get_input (compiled, i, &info)
+        && info.shape.rank == 4)
+      return (gint) i;
+  }
+  return n > 0 ? 0 : -1;
+}
+
+/* Works out layout, channels and size of the model input from its shape
+ * (channels of 3 or 1 at position 1: NCHW, at the end: NHWC); dynamic
+ * height/width take the frame's. */
+static gboolean
+input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
+    GstClinferPreprocessConfig * cfg)
+{
+  const int64_t *d = info->shape.dims;
+  gint64 c, h, w;
+
+  if (info->shape.rank != 4 || (d[0] != 1 && d[0] != CLINFER_DIM_DYNAMIC))
+    return FALSE;
+  if (d[1] == 3 || d[1] == 1) {
+    cfg->layout = GST_CLINFER_LAYOUT_NCHW;
+    c = d[1];
+    h = d[2];
+    w = d[3];
+  } else if (d[3] == 3 || d[3] == 1) {
+    cfg->layout = GST_CLINFER_LAYOUT_NHWC;
+    c = d[3];
+    h = d[1];
+    w = d[2];
+  } else {
+    return FALSE;
+  }
+  if (h == CLINFER_DIM_DYNAMIC)
+    h = GST_VIDEO_INFO_HEIGHT (vinfo);
+  if (w == CLINFER_DIM_DYNAMIC)
+    w = GST_VIDEO_INFO_WIDTH (vinfo);
+  if (h < 1 || w < 1 || h > G_MAXINT / 4 || w > G_MAXINT / 4)
+    return FALSE;
+  cfg->channels = (gint) c;
+  cfg->height = (gint) h;
+  cfg->width = (gint) w;
+  return TRUE;
+}
+
+/* Zero-filled tensors for the inputs other than the video one, dynamic
+ * dims taken as 1. */
+static gboolean
+bind_other_inputs (GstClinfer * self, GError ** error)
+{
+  ClinferCompiled *compiled = self->shared->compiled;
+  guint i, n = clinfer_compiled_get_n_inputs (compiled);
+
+  for (i = 0; i < n; i++) {
+    g_autoptr (ClinferTensor) t = NULL;
+    ClinferPortInfo info;
+    gint k;
+
+    if (i == self->input_index || !clinfer_compiled_get_input (compiled, i,
+            &info))
+      continue;
+    for (k = 0; k < info.shape.rank; k++) {
+      if (info.shape.dims[k] < 0)
+        info.shape.dims[k] = 1;
+    }
+    GST_INFO_OBJECT (self, "model input %s is fed zeros", info.name);
+    t = clinfer_tensor_new (info.type, &info.shape, error);
+    if (t == NULL
+        || !clinfer_request_set_input_by_index (self->request, i, t, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Sets up pre-processing, the input tensor, labels and the decoder for the
+ * current model and caps. Posts an error and returns FALSE on failure. */
+static gboolean
+gst_clinfer_configure (GstClinfer * self)
+{
+  ClinferCompiled *compiled = self->shared->compiled;
+  GstClinferPreprocessConfig cfg;
+  g_autofree gchar *input_name = NULL, *mean = NULL, *scale = NULL;
+  g_autofree gchar *labels_file = NULL;
+  g_autofree gchar *shape_text = NULL;
+  const gchar *meta_mean, *meta_scale;
+  ClinferPortInfo info;
+  ClinferShape shape;
+  GstClinferDecoderType decoder;
+  GError *err = NULL;
+  gint index;
+
+  memset (&cfg, 0, sizeof (cfg));
+  GST_OBJECT_LOCK (self);
+  input_name = g_strdup (self->input_name);
+  mean = g_strdup (self->mean_values);
+  scale = g_strdup (self->scale_values);
+  labels_file = g_strdup (self->labels_file);
+  decoder = self->decoder;
+  cfg.resize_method = self->resize_method;
+  cfg.reverse_channels = self->reverse_channels;
+  cfg.n_threads = (gint) self->threads;
+  self->configure_pending = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  self->configured = FALSE;
+  g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
+  g_clear_pointer (&self->input, clinfer_tensor_unref);
+  g_clear_pointer (&self->labels, g_ptr_array_unref);
+  cfg.vinfo = self->vinfo;
+
+  index = find_video_input (compiled, input_name);
+  if (index < 0)
+    goto no_such_input;
+  self->input_index = (guint) index;
+  clinfer_compiled_get_input (compiled, self->input_index, &info);
+  if (!input_geometry (&info, &self->vinfo, &cfg))
+    goto not_video_input;
+  cfg.type = info.type;
+  if (cfg.type != CLINFER_TYPE_F32 && cfg.type != CLINFER_TYPE_F16
+      && cfg.type != CLINFER_TYPE_U8)
+    goto unsupported_type;
+
+  /* Normalisation: property, else model metadata, else decoder family. */
+  self->decoder_impl = gst_clinfer_decoder_get (decoder);
+  cfg.mean[0] = cfg.mean[1] = cfg.mean[2] = 0.f;
+  cfg.scale[0] = cfg.scale[1] = cfg.scale[2] = 1.f;
+  meta_mean = clinfer_model_get_metadata (self->shared->model,
+      METADATA_MEAN_VALUES);
+  meta_scale = clinfer_model_get_metadata (self->shared->model,
+      METADATA_SCALE_VALUES);
+  if (self->decoder_impl != NULL && self->decoder_impl->has_norm) {
+    cfg.mean[0] = cfg.mean[1] = cfg.mean[2] = self->decoder_impl->mean;
+    cfg.scale[0] = cfg.scale[1] = cfg.scale[2] = self->decoder_impl->scale;
+  }
+  if (mean == NULL && meta_mean != NULL)
+    mean = g_strdup (meta_mean);
+  if (scale == NULL && meta_scale != NULL)
+    scale = g_strdup (meta_scale);
+  if (mean != NULL && !parse_values (mean, cfg.channels, cfg.mean, &err))
+    goto bad_mean;
+  if (scale != NULL && !parse_values (scale, cfg.channels, cfg.scale, &err))
+    goto bad_scale;
+  if (cfg.scale[0] == 0.f || cfg.scale[1] == 0.f || cfg.scale[2] == 0.f)
+    goto zero_scale;
+  GST_INFO_OBJECT (self, "input %s: %dx%dx%d %s %s, mean %g,%g,%g scale "
+      "%g,%g,%g", info.name, cfg.channels, cfg.height, cfg.width,
+      cfg.layout == GST_CLINFER_LAYOUT_NCHW ? "NCHW" : "NHWC",
+      clinfer_element_type_name (cfg.type), cfg.mean[0], cfg.mean[1],
+      cfg.mean[2], cfg.scale[0], cfg.scale[1], cfg.scale[2]);
+
+  if (labels_file != NULL) {
+    self->labels = gst_clinfer_labels_read (labels_file, &err);
+    if (self->labels == NULL)
+      goto bad_labels;
+  }
+  if (self->decoder_impl != NULL && self->decoder_impl->check != NULL
+      && !self->decoder_impl->check (compiled, &err))
+    goto bad_decoder;
+
+  self->preprocess = gst_clinfer_preprocess_new
+      (clinfer_compiled_get_device_name (compiled), &cfg, &err);
+  if (self->preprocess == NULL)
+    goto preprocess_failed;
+
+  shape.rank = 4;
+  shape.dims[0] = 1;
+  if (cfg.layout == GST_CLINFER_LAYOUT_NCHW) {
+    shape.dims[1] = cfg.channels;
+    shape.dims[2] = cfg.height;
+    shape.dims[3] = cfg.width;
+  } else {
+    shape.dims[1] = cfg.height;
+    shape.dims[2] = cfg.width;
+    shape.dims[3] = cfg.channels;
+  }
+  self->input = clinfer_tensor_new (cfg.type, &shape, &err);
+  if (self->input == NULL
+      || !clinfer_request_set_input_by_index (self->request,
+          self->input_index, self->input, &err)
+      || !bind_other_inputs (self, &err))
+    goto bind_failed;
+
+  self->configured = TRUE;
+  return TRUE;
+
+  /* ERRORS */
+no_such_input:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Model \"%s\" has no input named \"%s\" (property 'input-name').",
+            self->shared->settings.model_path, input_name), (NULL));
+    return FALSE;
+  }
+not_video_input:
+  {
+    shape_text = clinfer_shape_to_string (&info.shape);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Model input \"%s\" of shape %s cannot be fed from video: expected "
+            "rank 4, batch 1, 1 or 3 channels in NCHW or NHWC layout.",
+            info.name, shape_text), ("model %s",
+            self->shared->settings.model_path));
+    return FALSE;
+  }
+unsupported_type:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Model input \"%s\" has element type %s; frames can be fed as f32, "
+            "f16 or u8 only.", info.name,
+            clinfer_element_type_name (info.type)), (NULL));
+    return FALSE;
+  }
+bad_mean:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid mean-values: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+bad_scale:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid scale-values: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+zero_scale:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Invalid scale-values \"%s\": a scale of 0 divides by zero.", scale),
+        (NULL));
+    return FALSE;
+  }
+bad_labels:
+  {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Could not read labels file \"%s\" (property 'labels-file'): %s",
+            labels_file, err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+bad_decoder:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Model \"%s\" does not fit the decoder: %s",
+            self->shared->settings.model_path, err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+preprocess_failed:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Cannot pre-process these frames: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+bind_failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Cannot feed model \"%s\": %s", self->shared->settings.model_path,
+            err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+}
+
+static GstClinferTensorDataType
+meta_data_type (ClinferElementType type)
+{
+  /* Both follow ONNX's TensorProto.DataType numbering. */
+  return (GstClinferTensorDataType) type;
+}
+
+/* Copies every output of the last inference into a tensor meta. */
+static void
+attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
+{
+  GstClinferTensorMeta *meta;
+  guint i;
+
+  meta = gst_buffer_add_clinfer_tensor_meta (buf, self->model_name);
+  for (i = 0; i < n_outputs; i++) {
+    ClinferTensor *t = clinfer_request_get_output (self->request, i);
+    const ClinferShape *s = clinfer_tensor_get_shape (t);
+    g_autoptr (GBytes) bytes = NULL;
+    ClinferPortInfo info;
+
+    clinfer_compiled_get_output (self->shared->compiled, i, &info);
+    bytes = g_bytes_new (clinfer_tensor_get_const_data (t),
+        clinfer_tensor_get_byte_size (t));
+    if (!gst_clinfer_tensor_meta_add_tensor (meta, info.name,
+            meta_data_type (clinfer_tensor_get_element_type (t)),
+            (guint) MAX (s->rank, 0), s->dims, bytes))
+      GST_WARNING_OBJECT (self, "output %u (%s) cannot be put in the tensor "
+          "meta", i, info.name);
+  }
+}
+
+/* One line describing the regions this element added (the newest metas,
+ * listed first by the buffer). */
+static gchar *
+describe_results (GstClinfer * self, GstBuffer * buf, guint n_before)
+{
+  GString *s = g_string_new (NULL);
+  GPtrArray *rois = g_ptr_array_new ();
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  guint i, n_new;
+
+  while ((roi = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    g_ptr_array_add (rois, roi);
+  n_new = rois->len - n_before;
+
+  g_string_append_printf (s, "frame %" G_GUINT64_FORMAT " pts %"
+      GST_TIME_FORMAT ": %u region%s", self->frame_count - 1,
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), n_new, n_new == 1 ? "" : "s");
+  for (i = n_new; i-- > 0;) {
+    GstStructure *p;
+    gdouble confidence = 0;
+
+    roi = g_ptr_array_index (rois, i);
+    p = gst_video_region_of_interest_meta_get_param (roi, "detection");
+    if (p == NULL)
+      p = gst_video_region_of_interest_meta_get_param (roi, "classification");
+    if (p != NULL)
+      gst_structure_get_double (p, "confidence", &confidence);
+    g_string_append_printf (s, "%s %s confidence=%.3f x=%u y=%u w=%u h=%u",
+        i == n_new - 1 ? ":" : ";", g_quark_to_string (roi->roi_type),
+        confidence, roi->x, roi->y, roi->w, roi->h);
+  }
+  g_ptr_array_unref (rois);
+  return g_string_free (s, FALSE);
+}
+
+static guint
+count_rois (GstBuffer * buf)
+{
+  gpointer state = NULL;
+  guint n = 0;
+
+  while (gst_buffer_iterate_meta_filtered (buf, &state,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
+    n++;
+  return n;
+}
+
+static gboolean
+gst_clinfer_start (GstBaseTransform * trans)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+
+  self->frame_count = 0;
+  self->have_caps = FALSE;
+  return gst_clinfer_load (self);
+}
+
+static gboolean
+gst_clinfer_stop (GstBaseTransform * trans)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+
+  gst_clinfer_unload (self);
+  self->have_caps = FALSE;
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->last_message, g_free);
+  GST_OBJECT_UNLOCK (self);
+  return TRUE;
+}
+
+static gboolean
+gst_clinfer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+  GstVideoInfo vinfo;
+
+  if (!gst_video_info_from_caps (&vinfo, incaps))
+    goto invalid_caps;
+  self->vinfo = vinfo;
+  self->have_caps = TRUE;
+  if (self->shared == NULL)
+    return TRUE;                /* configured once the model is loaded */
+  return gst_clinfer_configure (self);
+
+  /* ERRORS */
+invalid_caps:
+  {
+    GST_ERROR_OBJECT (self, "invalid caps %" GST_PTR_FORMAT, incaps);
+    return FALSE;
+  }
+}
+
+static gboolean
+gst_clinfer_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+
+  /* inference-interval counts from the first frame after a flush. */
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+    self->frame_count = 0;
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static GstFlowReturn
+gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+  GstClinferDecodeContext ctx;
+  GstVideoFrame frame;
+  GError *err = NULL;
+  gboolean reload, reconfigure, silent;
+  guint interval, n_outputs, n_rois = 0;
+  gfloat threshold;
+  gchar *message;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  reload = self->reload_pending;
+  reconfigure = self->configure_pending;
+  interval = self->inference_interval;
+  threshold = self->threshold;
+  silent = self->silent;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!self->have_caps)
+    goto not_negotiated;
+  if (reload || self->shared == NULL) {
+    GST_INFO_OBJECT (self, "loading the model again (settings changed)");
+    if (!gst_clinfer_load (self))
+      return GST_FLOW_ERROR;
+    reconfigure = TRUE;
+  }
+  if ((reconfigure || !self->configured) && !gst_clinfer_configure (self))
+    return GST_FLOW_ERROR;
+
+  if (self->frame_count++ % interval != 0)
+    return GST_FLOW_OK;
+
+  if (!gst_video_frame_map (&frame, &self->vinfo, buf, GST_MAP_READ))
+    goto map_failed;
+  ok = gst_clinfer_preprocess_run (self->preprocess, &frame, self->input,
+      &err);
+  gst_video_frame_unmap (&frame);
+  if (!ok)
+    goto preprocess_failed;
+
+  if (!clinfer_request_infer (self->request, &err))
+    goto infer_failed;
+
+  n_outputs = clinfer_compiled_get_n_outputs (self->shared->compiled);
+  attach_tensor_meta (self, buf, n_outputs);
+
+  if (self->decoder_impl != NULL) {
+    if (!silent)
+      n_rois = count_rois (buf);
+    ctx.buffer = buf;
+    ctx.geometry = &self->preprocess->geometry;
+    ctx.request = self->request;
+    ctx.n_outputs = n_outputs;
+    ctx.threshold = threshold;
+    ctx.labels = self->labels;
+    if (!self->decoder_impl->decode (&ctx, &err))
+      goto decode_failed;
+  }
+
+  if (!silent) {
+    message = describe_results (self, buf, n_rois);
+    GST_OBJECT_LOCK (self);
+    g_free (self->last_message);
+    self->last_message = message;
+    GST_OBJECT_UNLOCK (self);
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_MESSAGE]);
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("received a buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+map_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Could not map the video frame for reading."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+preprocess_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Pre-processing failed: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+infer_failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Inference with model \"%s\" failed: %s",
+            self->shared->settings.model_path, err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+decode_failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Decoder \"%s\" cannot read the outputs of model \"%s\": %s",
+            self->decoder_impl->name, self->shared->settings.model_path,
+            err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+}

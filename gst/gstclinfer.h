@@ -1,0 +1,73 @@
+/* GStreamer
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ *
+ * gstclinfer.h: the clinfer element (inference on video frames, results
+ * as buffer metadata)
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+#include <clinfer/clinfer.h>
+
+#include "gstclinferdecoder.h"
+#include "gstclinfermodelcache.h"
+#include "gstclinferpreprocess.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CLINFER (gst_clinfer_get_type ())
+G_DECLARE_FINAL_TYPE (GstClinfer, gst_clinfer, GST, CLINFER, GstBaseTransform)
+
+#define GST_TYPE_CLINFER_RESIZE_METHOD (gst_clinfer_resize_method_get_type ())
+GType gst_clinfer_resize_method_get_type (void);
+#define GST_TYPE_CLINFER_DECODER_TYPE (gst_clinfer_decoder_type_get_type ())
+GType gst_clinfer_decoder_type_get_type (void);
+
+struct _GstClinfer
+{
+  GstBaseTransform parent;
+
+  /* Properties, under the object lock. */
+  gchar *model_path;
+  gchar *config_file;
+  gchar *device;
+  guint threads;
+  guint inference_interval;
+  gchar *mean_values;
+  gchar *scale_values;
+  gboolean reverse_channels;
+  GstClinferResizeMethod resize_method;
+  GstClinferDecoderType decoder;
+  gfloat threshold;
+  gchar *labels_file;
+  gchar *input_name;
+  gchar *model_instance_id;
+  gboolean silent;
+  gchar *last_message;
+  /* Set by property changes while running; the streaming thread applies
+   * them before the next frame. */
+  gboolean reload_pending;      /* model, device, config-file, ... */
+  gboolean configure_pending;   /* pre-processing, decoder, labels */
+
+  /* Streaming state: set up in start(), used by the streaming thread,
+   * freed in stop(). */
+  GstClinferSharedModel *shared;
+  ClinferRequest *request;
+  gchar *model_name;
+  GstVideoInfo vinfo;
+  gboolean have_caps;
+  gboolean configured;
+  GstClinferPreprocess *preprocess;
+  ClinferTensor *input;
+  guint input_index;
+  const GstClinferDecoder *decoder_impl;
+  GPtrArray *labels;
+  guint64 frame_count;
+};
+
+GST_ELEMENT_REGISTER_DECLARE (clinfer);
+
+G_END_DECLS

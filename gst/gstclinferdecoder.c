@@ -1,0 +1,93 @@
+/* Decoder table and the helpers decoders share (labels, ROI metas).
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclinferdecoder.h"
+
+#include <math.h>
+
+static const GstClinferDecoder decoders[] = {
+  {GST_CLINFER_DECODER_BLAZEFACE, "blazeface", TRUE, 127.5f, 127.5f,
+      gst_clinfer_blazeface_check, gst_clinfer_blazeface_decode},
+  {GST_CLINFER_DECODER_SSD, "ssd", FALSE, 0.f, 1.f,
+      gst_clinfer_ssd_check, gst_clinfer_ssd_decode},
+  {GST_CLINFER_DECODER_CLASSIFICATION, "classification", FALSE, 0.f, 1.f,
+      gst_clinfer_classification_check, gst_clinfer_classification_decode},
+};
+
+const GstClinferDecoder *
+gst_clinfer_decoder_get (GstClinferDecoderType type)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (decoders); i++) {
+    if (decoders[i].type == type)
+      return &decoders[i];
+  }
+  return NULL;
+}
+
+const gchar *
+gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
+    gint label_id)
+{
+  if (ctx->labels == NULL || label_id < 0
+      || (guint) label_id >= ctx->labels->len)
+    return NULL;
+  return g_ptr_array_index (ctx->labels, label_id);
+}
+
+GstVideoRegionOfInterestMeta *
+gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
+    const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
+    GstStructure * param)
+{
+  const GstClinferGeometry *g = ctx->geometry;
+  GstVideoRegionOfInterestMeta *meta;
+  gdouble fx0, fy0, fx1, fy1;
+  gint ix0, iy0, ix1, iy1;
+
+  gst_clinfer_geometry_model_to_frame (g, x0, y0, &fx0, &fy0);
+  gst_clinfer_geometry_model_to_frame (g, x1, y1, &fx1, &fy1);
+  /* NaN from a broken model ends up as 0 here rather than as garbage. */
+  ix0 = (gint) CLAMP (lround (isfinite (fx0) ? fx0 : 0), 0, g->frame_width);
+  iy0 = (gint) CLAMP (lround (isfinite (fy0) ? fy0 : 0), 0, g->frame_height);
+  ix1 = (gint) CLAMP (lround (isfinite (fx1) ? fx1 : 0), 0, g->frame_width);
+  iy1 = (gint) CLAMP (lround (isfinite (fy1) ? fy1 : 0), 0, g->frame_height);
+  if (ix1 <= ix0 || iy1 <= iy0) {
+    if (param != NULL)
+      gst_structure_free (param);
+    return NULL;
+  }
+  meta = gst_buffer_add_video_region_of_interest_meta (ctx->buffer, roi_type,
+      ix0, iy0, ix1 - ix0, iy1 - iy0);
+  if (param != NULL)
+    gst_video_region_of_interest_meta_add_param (meta, param);
+  return meta;
+}
+
+GPtrArray *
+gst_clinfer_labels_read (const gchar * path, GError ** error)
+{
+  g_autofree gchar *contents = NULL;
+  g_auto (GStrv) lines = NULL;
+  GPtrArray *labels;
+  guint i, n;
+
+  if (!g_file_get_contents (path, &contents, NULL, error))
+    return NULL;
+  lines = g_strsplit (contents, "\n", -1);
+  n = g_strv_length (lines);
+  /* A final newline does not make an empty last label. */
+  if (n > 0 && lines[n - 1][0] == '\0')
+    n--;
+  labels = g_ptr_array_new_full (n, g_free);
+  for (i = 0; i < n; i++)
+    g_ptr_array_add (labels, g_strdup (g_strchomp (lines[i])));
+  return labels;
+}

@@ -1,0 +1,89 @@
+/* Decoders: turn a model's output tensors into standard
+ * GstVideoRegionOfInterestMeta on the frame. One table entry per decoder
+ * (gstclinferdecoder.c); adding one (e.g. yolo) = a new enum value, a file
+ * with its check/decode functions and a line in the table.
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#pragma once
+
+#include <gst/video/video.h>
+#include <clinfer/clinfer.h>
+
+#include "gstclinferpreprocess.h"
+
+G_BEGIN_DECLS
+
+/**
+ * GstClinferDecoderType:
+ * @GST_CLINFER_DECODER_NONE: attach the output tensors only
+ * @GST_CLINFER_DECODER_BLAZEFACE: MediaPipe BlazeFace face detection
+ * @GST_CLINFER_DECODER_SSD: [1,1,N,7] detection output (DetectionOutput)
+ * @GST_CLINFER_DECODER_CLASSIFICATION: top-1 class of a classifier
+ */
+typedef enum
+{
+  GST_CLINFER_DECODER_NONE,
+  GST_CLINFER_DECODER_BLAZEFACE,
+  GST_CLINFER_DECODER_SSD,
+  GST_CLINFER_DECODER_CLASSIFICATION,
+} GstClinferDecoderType;
+
+/* Everything a decoder needs for one frame. */
+typedef struct
+{
+  GstBuffer *buffer;            /* writable; gets the ROI metas */
+  const GstClinferGeometry *geometry;
+  ClinferRequest *request;      /* outputs of the last inference */
+  guint n_outputs;
+  gfloat threshold;
+  GPtrArray *labels;            /* may be NULL */
+} GstClinferDecodeContext;
+
+typedef struct
+{
+  GstClinferDecoderType type;
+  const gchar *name;
+  /* Normalisation of the model family, used when neither the properties
+   * nor the model metadata give one (has_norm FALSE: none). */
+  gboolean has_norm;
+  gfloat mean, scale;
+  /* Checks the outputs (static shapes only) once the model is compiled,
+   * so a mismatch is reported before the first frame; may be NULL. */
+  gboolean (*check) (ClinferCompiled * compiled, GError ** error);
+  gboolean (*decode) (const GstClinferDecodeContext * ctx, GError ** error);
+} GstClinferDecoder;
+
+/* (transfer none) NULL for GST_CLINFER_DECODER_NONE. */
+const GstClinferDecoder *gst_clinfer_decoder_get (GstClinferDecoderType type);
+
+/* Helpers for decoders. */
+/* The label for @label_id from labels-file, or NULL. */
+const gchar *gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
+    gint label_id);
+/* Adds an ROI meta for the box (x0, y0)-(x1, y1) given in model pixels,
+ * mapped to frame pixels and clipped to the frame; @param (transfer full,
+ * may be NULL) is attached. Returns NULL (and frees @param) when the box is
+ * empty after clipping. */
+GstVideoRegionOfInterestMeta *gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
+    const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
+    GstStructure * param);
+
+/* Reads a labels file: one label per line, trailing whitespace removed.
+ * (transfer full) */
+GPtrArray *gst_clinfer_labels_read (const gchar * path, GError ** error);
+
+/* The decoders (one file each). */
+gboolean gst_clinfer_blazeface_check (ClinferCompiled * compiled, GError ** error);
+gboolean gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
+    GError ** error);
+gboolean gst_clinfer_ssd_check (ClinferCompiled * compiled, GError ** error);
+gboolean gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx,
+    GError ** error);
+gboolean gst_clinfer_classification_check (ClinferCompiled * compiled,
+    GError ** error);
+gboolean gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
+    GError ** error);
+
+G_END_DECLS

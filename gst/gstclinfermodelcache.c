@@ -1,0 +1,134 @@
+/* Model cache: one read + compile per model-instance-id.
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclinfermodelcache.h"
+
+GST_DEBUG_CATEGORY_EXTERN (gst_clinfer_debug);
+#define GST_CAT_DEFAULT gst_clinfer_debug
+
+/* instance id -> GstClinferSharedModel (not owned: entries remove
+ * themselves when their last user releases them). */
+static GMutex cache_lock;
+static GHashTable *cache;
+
+void
+gst_clinfer_model_settings_clear (GstClinferModelSettings * settings)
+{
+  g_clear_pointer (&settings->model_path, g_free);
+  g_clear_pointer (&settings->config_file, g_free);
+  g_clear_pointer (&settings->device, g_free);
+}
+
+static gboolean
+settings_equal (const GstClinferModelSettings * a,
+    const GstClinferModelSettings * b)
+{
+  return g_strcmp0 (a->model_path, b->model_path) == 0
+      && g_strcmp0 (a->config_file, b->config_file) == 0
+      && g_strcmp0 (a->device, b->device) == 0 && a->threads == b->threads;
+}
+
+static GstClinferSharedModel *
+load (const gchar * instance_id, const GstClinferModelSettings * settings,
+    GError ** error)
+{
+  g_autoptr (ClinferModel) model = NULL;
+  g_autoptr (ClinferCompileConfig) config = NULL;
+  ClinferCompiled *compiled;
+  GstClinferSharedModel *shared;
+
+  model = clinfer_model_read (settings->model_path, error);
+  if (model == NULL)
+    return NULL;
+  config = clinfer_compile_config_new ();
+  clinfer_compile_config_set_device (config, settings->device);
+  clinfer_compile_config_set_threads (config, settings->threads);
+  if (settings->config_file != NULL)
+    clinfer_compile_config_set_config_file (config, settings->config_file);
+  compiled = clinfer_compile (model, config, error);
+  if (compiled == NULL)
+    return NULL;
+
+  shared = g_new0 (GstClinferSharedModel, 1);
+  shared->ref_count = 1;
+  shared->instance_id = g_strdup (instance_id);
+  shared->settings.model_path = g_strdup (settings->model_path);
+  shared->settings.config_file = g_strdup (settings->config_file);
+  shared->settings.device = g_strdup (settings->device);
+  shared->settings.threads = settings->threads;
+  shared->model = g_steal_pointer (&model);
+  shared->compiled = compiled;
+  GST_INFO ("compiled %s for device %s (instance id %s)",
+      settings->model_path, clinfer_compiled_get_device_name (compiled),
+      GST_STR_NULL (instance_id));
+  return shared;
+}
+
+GstClinferSharedModel *
+gst_clinfer_model_cache_acquire (const gchar * instance_id,
+    const GstClinferModelSettings * settings, gboolean * conflict,
+    GError ** error)
+{
+  GstClinferSharedModel *shared;
+
+  *conflict = FALSE;
+  if (instance_id == NULL || *instance_id == '\0')
+    return load (NULL, settings, error);
+
+  /* Compiling under the lock keeps two elements with the same id from
+   * compiling the model twice; other ids wait, which only happens while
+   * pipelines start. */
+  g_mutex_lock (&cache_lock);
+  if (cache == NULL)
+    cache = g_hash_table_new (g_str_hash, g_str_equal);
+  shared = g_hash_table_lookup (cache, instance_id);
+  if (shared != NULL && settings_equal (&shared->settings, settings)) {
+    shared->ref_count++;
+    GST_INFO ("sharing the compiled model of instance id %s (%d users)",
+        instance_id, shared->ref_count);
+  } else if (shared != NULL) {
+    *conflict = TRUE;
+    shared = load (NULL, settings, error);
+  } else {
+    shared = load (instance_id, settings, error);
+    if (shared != NULL)
+      g_hash_table_insert (cache, shared->instance_id, shared);
+  }
+  g_mutex_unlock (&cache_lock);
+  return shared;
+}
+
+static void
+shared_free (GstClinferSharedModel * shared)
+{
+  clinfer_compiled_unref (shared->compiled);
+  clinfer_model_unref (shared->model);
+  gst_clinfer_model_settings_clear (&shared->settings);
+  g_free (shared->instance_id);
+  g_free (shared);
+}
+
+void
+gst_clinfer_model_cache_release (GstClinferSharedModel * shared)
+{
+  if (shared == NULL)
+    return;
+  if (shared->instance_id == NULL) {
+    shared_free (shared);
+    return;
+  }
+  g_mutex_lock (&cache_lock);
+  if (--shared->ref_count == 0) {
+    g_hash_table_remove (cache, shared->instance_id);
+    if (g_hash_table_size (cache) == 0)
+      g_clear_pointer (&cache, g_hash_table_unref);
+    shared_free (shared);
+  }
+  g_mutex_unlock (&cache_lock);
+}

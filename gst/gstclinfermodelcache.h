@@ -1,0 +1,44 @@
+/* Read and compiled models, shared between clinfer elements that set the
+ * same model-instance-id (in one or several pipelines of the process).
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <clinfer/clinfer.h>
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  gchar *model_path;
+  gchar *config_file;
+  gchar *device;
+  gint threads;
+} GstClinferModelSettings;
+
+/* A read and compiled model. Immutable once made, so elements on different
+ * streaming threads use it at the same time; each creates its own request. */
+typedef struct
+{
+  gint ref_count;
+  gchar *instance_id;           /* NULL: private to one element */
+  GstClinferModelSettings settings;
+  ClinferModel *model;
+  ClinferCompiled *compiled;
+} GstClinferSharedModel;
+
+/* (transfer full) Reads and compiles the model, or returns the one already
+ * made for @instance_id with the same settings. *@conflict is set to TRUE
+ * when @instance_id is in use with other settings: the model is then made
+ * privately (not shared). NULL with @error (CLINFER_ERROR) on failure. */
+GstClinferSharedModel *gst_clinfer_model_cache_acquire (const gchar * instance_id,
+    const GstClinferModelSettings * settings, gboolean * conflict,
+    GError ** error);
+void gst_clinfer_model_cache_release (GstClinferSharedModel * shared);
+
+void gst_clinfer_model_settings_clear (GstClinferModelSettings * settings);
+
+G_END_DECLS

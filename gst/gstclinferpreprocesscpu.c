@@ -1,0 +1,359 @@
+/* Pre-processing on the CPU: colour conversion, bilinear resize (stretch,
+ * letterbox or crop), mean/scale, channel order, NCHW/NHWC layout and
+ * f32/f16/u8 output in one pass over the model input, rows split over
+ * OpenMP threads (the engine's thread runtime).
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstclinferpreprocess.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Below this many model pixels threads cost more than they save. */
+#define PARALLEL_MIN_PIXELS 4096
+
+typedef enum
+{
+  FAMILY_PACKED_RGB,
+  FAMILY_GRAY,
+  FAMILY_NV12,
+  FAMILY_I420,
+} FormatFamily;
+
+/* One bilinear tap along an axis: source indices and the weight of i1;
+ * i0 < 0 marks a padding pixel (letterbox). */
+typedef struct
+{
+  gint i0, i1;
+  gfloat f;
+} Tap;
+
+typedef struct
+{
+  GstClinferPreprocess parent;
+
+  FormatFamily family;
+  gint comp_offset[3];          /* packed RGB: byte offsets of R, G, B */
+  gint pixel_stride;
+  /* YUV to RGB: R = y + rv * v, G = y + gu * u + gv * v, B = y + bu * u,
+   * with y = (Y - y_offset) * y_scale and u/v = (U/V - 128) * c_scale. */
+  gfloat y_offset, y_scale, c_scale, rv, gu, gv, bu;
+  Tap *xtaps, *ytaps;
+  gint rgb_index[3];            /* model channel -> R/G/B index */
+  gfloat mean[3], inv_scale[3];
+} GstClinferPreprocessCpu;
+
+static gboolean gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
+    const GstVideoFrame * frame, ClinferTensor * input, GError ** error);
+static void gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp);
+
+static const GstClinferPreprocessFuncs cpu_funcs = {
+  "cpu",
+  gst_clinfer_preprocess_cpu_run,
+  gst_clinfer_preprocess_cpu_free,
+};
+
+static Tap *
+make_taps (gint n, gint dst_start, gint dst_len, gdouble src_start,
+    gdouble src_len, gint src_size)
+{
+  Tap *taps = g_new (Tap, n);
+  gdouble ratio = src_len / dst_len;
+  gint i;
+
+  for (i = 0; i < n; i++) {
+    gdouble s, fl;
+
+    if (i < dst_start || i >= dst_start + dst_len) {
+      taps[i].i0 = taps[i].i1 = -1;
+      taps[i].f = 0;
+      continue;
+    }
+    /* Half-pixel centres (ONNX Resize "half_pixel", OpenCV INTER_LINEAR),
+     * clamped to the frame. */
+    s = src_start + (i + 0.5 - dst_start) * ratio - 0.5;
+    s = CLAMP (s, 0.0, (gdouble) (src_size - 1));
+    fl = floor (s);
+    taps[i].i0 = (gint) fl;
+    taps[i].i1 = MIN (taps[i].i0 + 1, src_size - 1);
+    taps[i].f = (gfloat) (s - fl);
+  }
+  return taps;
+}
+
+static void
+setup_yuv (GstClinferPreprocessCpu * self, const GstVideoInfo * vinfo)
+{
+  const GstVideoColorimetry *cm = &GST_VIDEO_INFO_COLORIMETRY (vinfo);
+  gdouble kr, kb, kg;
+
+  if (!gst_video_color_matrix_get_Kr_Kb (cm->matrix, &kr, &kb)) {
+    /* RGB or unknown matrix on a YUV frame: BT.601, as videoconvert does. */
+    kr = 0.299;
+    kb = 0.114;
+  }
+  kg = 1.0 - kr - kb;
+  if (cm->range == GST_VIDEO_COLOR_RANGE_0_255) {
+    self->y_offset = 0;
+    self->y_scale = 1;
+    self->c_scale = 1;
+  } else {
+    self->y_offset = 16;
+    self->y_scale = 255.0 / 219.0;
+    self->c_scale = 255.0 / 224.0;
+  }
+  self->rv = 2.0 * (1.0 - kr);
+  self->bu = 2.0 * (1.0 - kb);
+  self->gu = -2.0 * kb * (1.0 - kb) / kg;
+  self->gv = -2.0 * kr * (1.0 - kr) / kg;
+}
+
+GstClinferPreprocess *
+gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
+    GError ** error)
+{
+  GstClinferPreprocessCpu *self;
+  const GstVideoInfo *vinfo = &config->vinfo;
+  const GstClinferGeometry *g;
+  gint c;
+
+  self = g_new0 (GstClinferPreprocessCpu, 1);
+  self->parent.funcs = &cpu_funcs;
+  self->parent.config = *config;
+  gst_clinfer_geometry_init (&self->parent.geometry,
+      GST_VIDEO_INFO_WIDTH (vinfo), GST_VIDEO_INFO_HEIGHT (vinfo),
+      config->width, config->height, config->resize_method);
+  g = &self->parent.geometry;
+
+  switch (GST_VIDEO_INFO_FORMAT (vinfo)) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      self->family = FAMILY_GRAY;
+      break;
+    case GST_VIDEO_FORMAT_NV12:
+      self->family = FAMILY_NV12;
+      setup_yuv (self, vinfo);
+      break;
+    case GST_VIDEO_FORMAT_I420:
+      self->family = FAMILY_I420;
+      setup_yuv (self, vinfo);
+      break;
+    default:
+      if (!GST_VIDEO_INFO_IS_RGB (vinfo) || GST_VIDEO_INFO_N_PLANES (vinfo) != 1
+          || GST_VIDEO_INFO_COMP_DEPTH (vinfo, 0) != 8) {
+        g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+            "video format %s is not supported by the CPU pre-processing",
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (vinfo)));
+        g_free (self);
+        return NULL;
+      }
+      self->family = FAMILY_PACKED_RGB;
+      for (c = 0; c < 3; c++)
+        self->comp_offset[c] = GST_VIDEO_INFO_COMP_POFFSET (vinfo, c);
+      self->pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (vinfo, 0);
+      break;
+  }
+
+  self->xtaps = make_taps (config->width, g->dst_x, g->dst_w, g->src_x,
+      g->src_w, g->frame_width);
+  self->ytaps = make_taps (config->height, g->dst_y, g->dst_h, g->src_y,
+      g->src_h, g->frame_height);
+  for (c = 0; c < 3; c++) {
+    self->rgb_index[c] = config->reverse_channels ? 2 - c : c;
+    self->mean[c] = config->mean[c];
+    self->inv_scale[c] = 1.0f / config->scale[c];
+  }
+  return &self->parent;
+}
+
+static void
+gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp)
+{
+  GstClinferPreprocessCpu *self = (GstClinferPreprocessCpu *) pp;
+
+  g_free (self->xtaps);
+  g_free (self->ytaps);
+  g_free (self);
+}
+
+static inline gfloat
+clamp_255 (gfloat v)
+{
+  return v < 0.f ? 0.f : (v > 255.f ? 255.f : v);
+}
+
+/* R, G, B (0..255) of frame pixel (x, y). */
+static inline void
+fetch_rgb (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+    gint x, gint y, gfloat rgb[3])
+{
+  const guint8 *row;
+  gfloat yy, u, v;
+
+  switch (self->family) {
+    case FAMILY_PACKED_RGB:
+      row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
+          + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)
+          + (gsize) x * self->pixel_stride;
+      rgb[0] = row[self->comp_offset[0]];
+      rgb[1] = row[self->comp_offset[1]];
+      rgb[2] = row[self->comp_offset[2]];
+      return;
+    case FAMILY_GRAY:
+      row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
+          + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+      rgb[0] = rgb[1] = rgb[2] = row[x];
+      return;
+    case FAMILY_NV12:
+      row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
+          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1)
+          + (gsize) (x / 2) * 2;
+      u = row[0];
+      v = row[1];
+      break;
+    case FAMILY_I420:
+    default:
+      u = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1))
+          [(gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1) + x / 2];
+      v = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2))
+          [(gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2) + x / 2];
+      break;
+  }
+  yy = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0))
+      [(gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) + x];
+  yy = (yy - self->y_offset) * self->y_scale;
+  u = (u - 128.f) * self->c_scale;
+  v = (v - 128.f) * self->c_scale;
+  rgb[0] = clamp_255 (yy + self->rv * v);
+  rgb[1] = clamp_255 (yy + self->gu * u + self->gv * v);
+  rgb[2] = clamp_255 (yy + self->bu * u);
+}
+
+/* Luma (0..255) of frame pixel (x, y) for one-channel models: the Y plane
+ * (full range) of YUV and GRAY8 frames, BT.601 weights for RGB frames. */
+static inline gfloat
+fetch_gray (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+    gint x, gint y)
+{
+  gfloat rgb[3], yy;
+
+  switch (self->family) {
+    case FAMILY_PACKED_RGB:
+      fetch_rgb (self, frame, x, y, rgb);
+      return 0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2];
+    case FAMILY_GRAY:
+      return ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0))
+          [(gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) + x];
+    default:
+      yy = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0))
+          [(gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) + x];
+      return clamp_255 ((yy - self->y_offset) * self->y_scale);
+  }
+}
+
+static inline void
+store (ClinferElementType type, gpointer data, gsize index, gfloat value)
+{
+  switch (type) {
+    case CLINFER_TYPE_F16:
+      ((guint16 *) data)[index] = clinfer_float_to_half (value);
+      break;
+    case CLINFER_TYPE_U8:
+      ((guint8 *) data)[index] = (guint8) CLAMP (lrintf (value), 0, 255);
+      break;
+    case CLINFER_TYPE_F32:
+    default:
+      ((gfloat *) data)[index] = value;
+      break;
+  }
+}
+
+static void
+process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+    gint v, gpointer data)
+{
+  const GstClinferPreprocessConfig *cfg = &self->parent.config;
+  const Tap *ty = &self->ytaps[v];
+  gint w = cfg->width, h = cfg->height, n_ch = cfg->channels;
+  gsize plane = (gsize) w * h;
+  gint u, c;
+
+  for (u = 0; u < w; u++) {
+    const Tap *tx = &self->xtaps[u];
+    gfloat px[3] = { 0, 0, 0 };
+    gsize base;
+
+    if (tx->i0 >= 0 && ty->i0 >= 0) {
+      gfloat fx = tx->f, fy = ty->f;
+      gfloat w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy);
+      gfloat w10 = (1 - fx) * fy, w11 = fx * fy;
+
+      if (n_ch == 1) {
+        px[0] = w00 * fetch_gray (self, frame, tx->i0, ty->i0)
+            + w01 * fetch_gray (self, frame, tx->i1, ty->i0)
+            + w10 * fetch_gray (self, frame, tx->i0, ty->i1)
+            + w11 * fetch_gray (self, frame, tx->i1, ty->i1);
+      } else {
+        gfloat a[3], b[3], cc[3], d[3];
+
+        fetch_rgb (self, frame, tx->i0, ty->i0, a);
+        fetch_rgb (self, frame, tx->i1, ty->i0, b);
+        fetch_rgb (self, frame, tx->i0, ty->i1, cc);
+        fetch_rgb (self, frame, tx->i1, ty->i1, d);
+        for (c = 0; c < 3; c++) {
+          gint k = self->rgb_index[c];
+
+          px[c] = w00 * a[k] + w01 * b[k] + w10 * cc[k] + w11 * d[k];
+        }
+      }
+    }
+    /* else: padding, a black pixel */
+
+    for (c = 0; c < n_ch; c++) {
+      gfloat value = (px[c] - self->mean[c]) * self->inv_scale[c];
+
+      if (cfg->layout == GST_CLINFER_LAYOUT_NCHW)
+        base = c * plane + (gsize) v * w + u;
+      else
+        base = ((gsize) v * w + u) * n_ch + c;
+      store (cfg->type, data, base, value);
+    }
+  }
+}
+
+static gboolean
+gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
+    const GstVideoFrame * frame, ClinferTensor * input, GError ** error)
+{
+  const GstClinferPreprocessCpu *self = (const GstClinferPreprocessCpu *) pp;
+  const GstClinferPreprocessConfig *cfg = &pp->config;
+  gpointer data = clinfer_tensor_get_data (input);
+  gint h = cfg->height, v;
+  gint n_threads = cfg->n_threads > 0 ? cfg->n_threads : 0;
+  gboolean parallel = (gint64) cfg->width * h >= PARALLEL_MIN_PIXELS;
+
+  if (GST_VIDEO_FRAME_WIDTH (frame) != pp->geometry.frame_width
+      || GST_VIDEO_FRAME_HEIGHT (frame) != pp->geometry.frame_height) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "frame is %dx%d, pre-processing was set up for %dx%d",
+        GST_VIDEO_FRAME_WIDTH (frame), GST_VIDEO_FRAME_HEIGHT (frame),
+        pp->geometry.frame_width, pp->geometry.frame_height);
+    return FALSE;
+  }
+
+  if (n_threads > 0) {
+#pragma omp parallel for schedule(static) num_threads(n_threads) if(parallel)
+    for (v = 0; v < h; v++)
+      process_row (self, frame, v, data);
+  } else {
+#pragma omp parallel for schedule(static) if(parallel)
+    for (v = 0; v < h; v++)
+      process_row (self, frame, v, data);
+  }
+  return TRUE;
+}
