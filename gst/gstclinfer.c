@@ -941,54 +941,71 @@ attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
   }
 }
 
-/* One line describing the regions this element added (the newest metas,
- * listed first by the buffer). */
+static gdouble
+roi_confidence (GstVideoRegionOfInterestMeta * roi)
+{
+  GstStructure *p;
+  gdouble confidence = 0;
+
+  p = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  if (p == NULL)
+    p = gst_video_region_of_interest_meta_get_param (roi, "classification");
+  if (p != NULL)
+    gst_structure_get_double (p, "confidence", &confidence);
+  return confidence;
+}
+
+static gint
+compare_confidence (gconstpointer a, gconstpointer b)
+{
+  gdouble ca = roi_confidence (*(GstVideoRegionOfInterestMeta **) a);
+  gdouble cb = roi_confidence (*(GstVideoRegionOfInterestMeta **) b);
+
+  return ca < cb ? 1 : (ca > cb ? -1 : 0);
+}
+
+/* The ROI metas on @buf, (transfer container). */
+static GPtrArray *
+list_rois (GstBuffer * buf)
+{
+  GPtrArray *rois = g_ptr_array_new ();
+  gpointer state = NULL;
+  GstMeta *meta;
+
+  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    g_ptr_array_add (rois, meta);
+  return rois;
+}
+
+/* One line describing the regions on @buf that are not in @before (those
+ * this element added), best first. */
 static gchar *
-describe_results (GstClinfer * self, GstBuffer * buf, guint n_before)
+describe_results (GstClinfer * self, GstBuffer * buf, GPtrArray * before)
 {
   GString *s = g_string_new (NULL);
-  GPtrArray *rois = g_ptr_array_new ();
-  GstVideoRegionOfInterestMeta *roi;
-  gpointer state = NULL;
-  guint i, n_new;
+  GPtrArray *rois = list_rois (buf);
+  guint i;
 
-  while ((roi = (GstVideoRegionOfInterestMeta *)
-          gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    g_ptr_array_add (rois, roi);
-  n_new = rois->len - n_before;
+  for (i = rois->len; i-- > 0;) {
+    if (g_ptr_array_find (before, g_ptr_array_index (rois, i), NULL))
+      g_ptr_array_remove_index (rois, i);
+  }
+  g_ptr_array_sort (rois, compare_confidence);
 
   g_string_append_printf (s, "frame %" G_GUINT64_FORMAT " pts %"
       GST_TIME_FORMAT ": %u region%s", self->frame_count - 1,
-      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), n_new, n_new == 1 ? "" : "s");
-  for (i = n_new; i-- > 0;) {
-    GstStructure *p;
-    gdouble confidence = 0;
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)), rois->len,
+      rois->len == 1 ? "" : "s");
+  for (i = 0; i < rois->len; i++) {
+    GstVideoRegionOfInterestMeta *roi = g_ptr_array_index (rois, i);
 
-    roi = g_ptr_array_index (rois, i);
-    p = gst_video_region_of_interest_meta_get_param (roi, "detection");
-    if (p == NULL)
-      p = gst_video_region_of_interest_meta_get_param (roi, "classification");
-    if (p != NULL)
-      gst_structure_get_double (p, "confidence", &confidence);
     g_string_append_printf (s, "%s %s confidence=%.3f x=%u y=%u w=%u h=%u",
-        i == n_new - 1 ? ":" : ";", g_quark_to_string (roi->roi_type),
-        confidence, roi->x, roi->y, roi->w, roi->h);
+        i == 0 ? ":" : ";", g_quark_to_string (roi->roi_type),
+        roi_confidence (roi), roi->x, roi->y, roi->w, roi->h);
   }
   g_ptr_array_unref (rois);
   return g_string_free (s, FALSE);
-}
-
-static guint
-count_rois (GstBuffer * buf)
-{
-  gpointer state = NULL;
-  guint n = 0;
-
-  while (gst_buffer_iterate_meta_filtered (buf, &state,
-          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))
-    n++;
-  return n;
 }
 
 static gboolean
@@ -1056,7 +1073,8 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstVideoFrame frame;
   GError *err = NULL;
   gboolean reload, reconfigure, silent;
-  guint interval, n_outputs, n_rois = 0;
+  guint interval, n_outputs;
+  g_autoptr (GPtrArray) before = NULL;
   gfloat threshold;
   gchar *message;
   gboolean ok;
@@ -1099,7 +1117,7 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (self->decoder_impl != NULL) {
     if (!silent)
-      n_rois = count_rois (buf);
+      before = list_rois (buf);
     ctx.buffer = buf;
     ctx.geometry = &self->preprocess->geometry;
     ctx.request = self->request;
@@ -1111,7 +1129,9 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   if (!silent) {
-    message = describe_results (self, buf, n_rois);
+    if (before == NULL)
+      before = g_ptr_array_new ();
+    message = describe_results (self, buf, before);
     GST_OBJECT_LOCK (self);
     g_free (self->last_message);
     self->last_message = message;

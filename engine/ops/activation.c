@@ -1,9 +1,9 @@
 /* clinfer — unary activations and math functions (Relu .. Atanh, IsNaN,
- * IsInf, Clip) and inference-mode Dropout; one switch outside each loop. */
+ * IsInf, Clip) and Dropout; one switch outside each loop. */
 #include "ops/op.h"
 #include <float.h>
 #include <string.h>
-#include <tgmath.h>
+#include <math.h>
 
 #define PAR_MIN 32768
 
@@ -194,7 +194,7 @@ infer_unary (const ClinferNode *node, const ClinferValueInfo *in,
 }
 
 /* ---------------------------------------------------------------- */
-/* Float kernels (f32 and f64 through <tgmath.h>)                    */
+/* Float kernels (f32 and f64)                                       */
 
 #define CHUNK 16384
 
@@ -208,22 +208,29 @@ infer_unary (const ClinferNode *node, const ClinferValueInfo *in,
     }                                                                        \
   } while (0)
 
-/* exp() for the f32 Sigmoid/Tanh loops: branch-free so it vectorises
- * (Cephes expf polynomial, about 1 ulp; the input is clamped to
- * [-87.3, 88.3], enough for both uses). */
+/* f32 Sigmoid and Tanh avoid libm so they vectorise: a Cephes expf
+ * polynomial (about 1 ulp) whose 2^n scale comes from the bits of the
+ * rounding magic number. Each block first clamps the exp argument into a
+ * buffer (a clamp feeding arithmetic in the same loop is not if-converted
+ * under -ftrapping-math), then evaluates. NaN propagates. */
+#define SUB 1024
+
+static inline float
+clamp_exp_arg (float x)
+{
+  x = x < -87.3f ? -87.3f : x;
+  return x > 88.3f ? 88.3f : x;
+}
+
+/* exp (@x) for @x in [-87.3, 88.3] (or NaN). */
 static inline float
 vexpf (float x)
 {
-  float n, r, y, s;
-  int32_t e;
+  float t = x * 1.44269504088896341f + 12582912.f, n, r, y, s;
+  uint32_t tb, e;
 
-  /* Unconditional selects keep the loop if-convertible; NaN propagates
-   * through y while n stays a valid exponent. */
-  x = x > -87.3f ? x : -87.3f;
-  x = x < 88.3f ? x : 88.3f;
-  n = (x * 1.44269504088896341f + 12582912.f) - 12582912.f;
-  n = n > -126.f ? n : -126.f;
-  n = n < 127.f ? n : 127.f;
+  memcpy (&tb, &t, sizeof (tb));
+  n = t - 12582912.f;
   r = x - n * 0.693359375f + n * 2.12194440e-4f;
   y = 1.9875691500E-4f;
   y = y * r + 1.3981999507E-3f;
@@ -232,30 +239,72 @@ vexpf (float x)
   y = y * r + 1.6666665459E-1f;
   y = y * r + 5.0000001201E-1f;
   y = y * r * r + r + 1.f;
-  e = ((int32_t) n + 127) << 23;
+  e = (tb - 0x4B400000u + 127u) << 23;
   memcpy (&s, &e, sizeof (s));
   return y * s;
 }
 
-/* tanh: odd polynomial near 0 (Cephes tanhf), 1 - 2 / (exp (2|x|) + 1)
- * elsewhere. */
-static inline float
-vtanhf (float x)
+static void
+sigmoid_f32 (const float *p, float *q, int64_t n)
 {
-  float ax = x < 0 ? -x : x, z = x * x, small, big;
+  float t[SUB];
 
-  small = ((((-5.70498872745E-3f * z + 2.06390887954E-2f) * z
-                  - 5.37397155531E-2f) * z + 1.33314422036E-1f) * z
-          - 3.33332819422E-1f) * z * x + x;
-  big = 1.f - 2.f / (vexpf (2.f * ax) + 1.f);
-  big = x < 0 ? -big : big;
-  return ax >= 0.625f ? big : small;
+  for (int64_t i0 = 0; i0 < n; i0 += SUB) {
+    int64_t m = MIN (SUB, n - i0);
+    for (int64_t i = 0; i < m; i++)
+      t[i] = clamp_exp_arg (-p[i0 + i]);
+    for (int64_t i = 0; i < m; i++)
+      q[i0 + i] = 1.f / (1.f + vexpf (t[i]));
+  }
 }
 
-#define SIGMOID_float(x) (1.f / (1.f + vexpf (-(x))))
-#define SIGMOID_double(x) (1.0 / (1.0 + exp (-(x))))
-#define TANH_float(x) vtanhf (x)
-#define TANH_double(x) tanh (x)
+/* (c ? a : b) through the bits: no branch for the compiler to sink the
+ * computation of a or b into. */
+static inline float
+bit_select (int c, float a, float b)
+{
+  uint32_t ua, ub, m = 0u - (uint32_t) c, r;
+  float f;
+
+  memcpy (&ua, &a, sizeof (ua));
+  memcpy (&ub, &b, sizeof (ub));
+  r = (ua & m) | (ub & ~m);
+  memcpy (&f, &r, sizeof (f));
+  return f;
+}
+
+/* Odd polynomial near 0 (Cephes tanhf), 1 - 2 / (exp (2|x|) + 1) beyond. */
+static void
+tanh_f32 (const float *p, float *q, int64_t n)
+{
+  float t[SUB];
+
+  for (int64_t i0 = 0; i0 < n; i0 += SUB) {
+    int64_t m = MIN (SUB, n - i0);
+    for (int64_t i = 0; i < m; i++)
+      t[i] = clamp_exp_arg (2.f * fabsf (p[i0 + i]));
+    for (int64_t i = 0; i < m; i++) {
+      float x = p[i0 + i], ax = fabsf (x), z = x * x, small, big;
+      small = ((((-5.70498872745E-3f * z + 2.06390887954E-2f) * z
+                      - 5.37397155531E-2f) * z + 1.33314422036E-1f) * z
+              - 3.33332819422E-1f) * z * ax + ax;
+      big = 1.f - 2.f / (vexpf (t[i]) + 1.f);
+      q[i0 + i] = copysignf (bit_select (ax >= 0.625f, big, small), x);
+    }
+  }
+}
+
+/* MF (T, exp) is expf for float, exp for double. */
+#define MF(T, f) MF_##T (f)
+#define MF_float(fn) fn##f
+#define MF_double(fn) fn
+#define FABS_float fabsf
+#define FABS_double fabs
+#define SIGMOID_float sigmoid_f32 (p, q, n)
+#define SIGMOID_double UN_LOOP (double, double, 1.0 / (1.0 + exp (-x)))
+#define TANH_float tanh_f32 (p, q, n)
+#define TANH_double UN_LOOP (double, double, tanh (x))
+
 /* Two unconditional selects (if-convertible, so the loops vectorise);
  * NaN passes through. */
 static inline float
@@ -284,41 +333,41 @@ clamp_double (double v, double lo, double hi)
     switch (kind) {                                                          \
       case U_RELU: UN_LOOP (T, T, x > zero ? x : zero); break;               \
       case U_LEAKY: UN_LOOP (T, T, x >= zero ? x : a * x); break;            \
-      case U_ELU: UN_LOOP (T, T, x >= zero ? x : a * expm1 (x)); break;      \
-      case U_SELU: UN_LOOP (T, T, x > zero ? b * x : b * a * expm1 (x)); break; \
-      case U_CELU: UN_LOOP (T, T, x > zero ? x : a * expm1 (x / a)); break;  \
+      case U_ELU: UN_LOOP (T, T, x >= zero ? x : a * MF (T, expm1) (x)); break; \
+      case U_SELU: UN_LOOP (T, T, x > zero ? b * x : b * a * MF (T, expm1) (x)); break; \
+      case U_CELU: UN_LOOP (T, T, x > zero ? x : a * MF (T, expm1) (x / a)); break; \
       case U_THRELU: UN_LOOP (T, T, x > a ? x : zero); break;                \
-      case U_SIGMOID: UN_LOOP (T, T, SIGMOID_##T (x)); break;                \
+      case U_SIGMOID: SIGMOID_##T; break;                                    \
       case U_HSIGMOID: UN_LOOP (T, T, CLAMP01 (T, a * x + b)); break;        \
       case U_HSWISH: UN_LOOP (T, T, x * CLAMP01 (T, x / (T) 6 + (T) 0.5)); break; \
-      case U_TANH: UN_LOOP (T, T, TANH_##T (x)); break;                      \
+      case U_TANH: TANH_##T; break;                                          \
       case U_CLIP: UN_LOOP (T, T, clamp_##T (x, lo, hi)); break;             \
-      case U_SOFTPLUS: UN_LOOP (T, T, SOFTPLUS (x)); break;                  \
-      case U_SOFTSIGN: UN_LOOP (T, T, x / (one + fabs (x))); break;          \
-      case U_MISH: UN_LOOP (T, T, x * tanh (SOFTPLUS (x))); break;           \
-      case U_ERF: UN_LOOP (T, T, erf (x)); break;                            \
+      case U_SOFTPLUS: UN_LOOP (T, T, SOFTPLUS (T, x)); break;               \
+      case U_SOFTSIGN: UN_LOOP (T, T, x / (one + FABS_##T (x))); break;      \
+      case U_MISH: UN_LOOP (T, T, x * MF (T, tanh) (SOFTPLUS (T, x))); break; \
+      case U_ERF: UN_LOOP (T, T, MF (T, erf) (x)); break;                    \
       case U_SHRINK: UN_LOOP (T, T, x < -b ? x + a : (x > b ? x - a : zero)); break; \
       case U_SIGN: UN_LOOP (T, T, x > zero ? one : (x < zero ? -one : x)); break; \
-      case U_ABS: UN_LOOP (T, T, fabs (x)); break;                           \
+      case U_ABS: UN_LOOP (T, T, FABS_##T (x)); break;                       \
       case U_NEG: UN_LOOP (T, T, -x); break;                                 \
       case U_RECIP: UN_LOOP (T, T, one / x); break;                          \
-      case U_FLOOR: UN_LOOP (T, T, floor (x)); break;                        \
-      case U_CEIL: UN_LOOP (T, T, ceil (x)); break;                          \
-      case U_ROUND: UN_LOOP (T, T, nearbyint (x)); break;                    \
-      case U_EXP: UN_LOOP (T, T, exp (x)); break;                            \
-      case U_LOG: UN_LOOP (T, T, log (x)); break;                            \
-      case U_SQRT: UN_LOOP (T, T, sqrt (x)); break;                          \
-      case U_SIN: UN_LOOP (T, T, sin (x)); break;                            \
-      case U_COS: UN_LOOP (T, T, cos (x)); break;                            \
-      case U_TAN: UN_LOOP (T, T, tan (x)); break;                            \
-      case U_ASIN: UN_LOOP (T, T, asin (x)); break;                          \
-      case U_ACOS: UN_LOOP (T, T, acos (x)); break;                          \
-      case U_ATAN: UN_LOOP (T, T, atan (x)); break;                          \
-      case U_SINH: UN_LOOP (T, T, sinh (x)); break;                          \
-      case U_COSH: UN_LOOP (T, T, cosh (x)); break;                          \
-      case U_ASINH: UN_LOOP (T, T, asinh (x)); break;                        \
-      case U_ACOSH: UN_LOOP (T, T, acosh (x)); break;                        \
-      case U_ATANH: UN_LOOP (T, T, atanh (x)); break;                        \
+      case U_FLOOR: UN_LOOP (T, T, MF (T, floor) (x)); break;                \
+      case U_CEIL: UN_LOOP (T, T, MF (T, ceil) (x)); break;                  \
+      case U_ROUND: UN_LOOP (T, T, MF (T, nearbyint) (x)); break;            \
+      case U_EXP: UN_LOOP (T, T, MF (T, exp) (x)); break;                    \
+      case U_LOG: UN_LOOP (T, T, MF (T, log) (x)); break;                    \
+      case U_SQRT: UN_LOOP (T, T, MF (T, sqrt) (x)); break;                  \
+      case U_SIN: UN_LOOP (T, T, MF (T, sin) (x)); break;                    \
+      case U_COS: UN_LOOP (T, T, MF (T, cos) (x)); break;                    \
+      case U_TAN: UN_LOOP (T, T, MF (T, tan) (x)); break;                    \
+      case U_ASIN: UN_LOOP (T, T, MF (T, asin) (x)); break;                  \
+      case U_ACOS: UN_LOOP (T, T, MF (T, acos) (x)); break;                  \
+      case U_ATAN: UN_LOOP (T, T, MF (T, atan) (x)); break;                  \
+      case U_SINH: UN_LOOP (T, T, MF (T, sinh) (x)); break;                  \
+      case U_COSH: UN_LOOP (T, T, MF (T, cosh) (x)); break;                  \
+      case U_ASINH: UN_LOOP (T, T, MF (T, asinh) (x)); break;                \
+      case U_ACOSH: UN_LOOP (T, T, MF (T, acosh) (x)); break;                \
+      case U_ATANH: UN_LOOP (T, T, MF (T, atanh) (x)); break;                \
       case U_ISNAN: case U_ISINF: break;                                     \
     }                                                                        \
   }                                                                          \
@@ -335,7 +384,8 @@ clamp_double (double v, double lo, double hi)
   }
 
 /* Overflow-free log (1 + exp (x)). */
-#define SOFTPLUS(x) ((x) > zero ? (x) + log1p (exp (-(x))) : log1p (exp (x)))
+#define SOFTPLUS(T, x) ((x) > zero ? (x) + MF (T, log1p) (MF (T, exp) (-(x))) \
+    : MF (T, log1p) (MF (T, exp) (x)))
 
 UN_F (float)
 UN_F (double)

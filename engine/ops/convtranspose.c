@@ -1,13 +1,12 @@
-/* clinfer — ConvTranspose (1-D to 3-D, groups, strides, dilations, pads,
- * auto_pad, output_padding, output_shape): shape inference and a
- * scatter-style reference eval. */
+/* clinfer — ConvTranspose (1-D to 3-D; group, strides, dilations, pads,
+ * auto_pad, output_padding, output_shape) with a scatter reference eval. */
 #include "ops/conv.h"
 #include <string.h>
 
 #define CT_MAX_VALUE ((int64_t) 1 << 30)
 
 typedef struct {
-  ClinferWindowAttrs win;    /* auto_pad, kernel_shape, strides, dilations, pads */
+  ClinferWindowAttrs win;    /* auto_pad, kernel_shape, strides, ... pads */
   int64_t group;
   gsize n_out_pad, n_out_shape;
   int64_t out_pad[CLINFER_MAX_SPATIAL];
@@ -94,7 +93,7 @@ ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
   int64_t d = p->win.n_dilations ? p->win.dilations[i] : 1;
   int64_t op = p->n_out_pad ? p->out_pad[i] : 0;
   int64_t full, want, total, half;
-  gboolean explicit_out = p->n_out_shape > 0;
+  gboolean explicit_out = p->n_out_shape > 0, explicit_pads;
   ClinferAutoPad ap = p->win.auto_pad;
 
   g->s[i] = s;
@@ -124,9 +123,9 @@ ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
     g->out[i] = want;
     return TRUE;
   }
-  g->pb[i] = ap == CLINFER_AUTO_PAD_NOTSET && p->win.n_pads ? p->win.pads[i] : 0;
-  g->out[i] = full - g->pb[i]
-      - (ap == CLINFER_AUTO_PAD_NOTSET && p->win.n_pads ? p->win.pads[n + i] : 0);
+  explicit_pads = ap == CLINFER_AUTO_PAD_NOTSET && p->win.n_pads;
+  g->pb[i] = explicit_pads ? p->win.pads[i] : 0;
+  g->out[i] = full - g->pb[i] - (explicit_pads ? p->win.pads[n + i] : 0);
   if (g->out[i] < 0) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
         "%s: pads leave a negative output extent in spatial dim %d",
@@ -185,8 +184,8 @@ check_ct_inputs (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (t != CLINFER_TYPE_F32 && t != CLINFER_TYPE_F64 && t != CLINFER_TYPE_F16) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: input X is %s, expected f32, f64 or f16", clinfer_node_label (node),
-        clinfer_element_type_name (t));
+        "%s: input X is %s, expected f32, f64 or f16",
+        clinfer_node_label (node), clinfer_element_type_name (t));
     return FALSE;
   }
   for (guint i = 1; i < node->n_inputs; i++) {
@@ -209,8 +208,7 @@ check_ct_channels (const ClinferNode *node, const ClinferValueInfo *in,
   const ClinferShape *x = &in[0].shape, *w = &in[1].shape;
   int64_t c = x->rank >= 0 ? x->dims[1] : CLINFER_DIM_DYNAMIC;
   int64_t wc = w->rank >= 0 ? w->dims[0] : CLINFER_DIM_DYNAMIC;
-  int64_t m = w->rank >= 0 && w->dims[1] != CLINFER_DIM_DYNAMIC
-      ? w->dims[1] * p->group : CLINFER_DIM_DYNAMIC;
+  int64_t m = CLINFER_DIM_DYNAMIC;
   const char *label = clinfer_node_label (node);
 
   if (w->rank >= 0 && w->rank != rank) {
@@ -219,6 +217,14 @@ check_ct_channels (const ClinferNode *node, const ClinferValueInfo *in,
         label, w->rank, rank);
     return FALSE;
   }
+  if (w->rank >= 0 && w->dims[1] > G_MAXINT32) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: weight W has %" G_GINT64_FORMAT " output channels per group",
+        label, w->dims[1]);
+    return FALSE;
+  }
+  if (w->rank >= 0 && w->dims[1] != CLINFER_DIM_DYNAMIC)
+    m = w->dims[1] * p->group;
   if ((c != CLINFER_DIM_DYNAMIC && c % p->group != 0)
       || (c != CLINFER_DIM_DYNAMIC && wc != CLINFER_DIM_DYNAMIC && c != wc)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
@@ -233,7 +239,8 @@ check_ct_channels (const ClinferNode *node, const ClinferValueInfo *in,
               && in[2].shape.dims[0] != m))) {
     g_autofree char *s = clinfer_shape_to_string (&in[2].shape);
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: bias B has shape %s, expected [%" G_GINT64_FORMAT "]", label, s, m);
+        "%s: bias B has shape %s, expected [%" G_GINT64_FORMAT "]", label, s,
+        m);
     return FALSE;
   }
   return TRUE;
@@ -355,16 +362,17 @@ eval_ct_f16 (const ClinferNode *node, const CtGeom *g, ClinferTensor *const *in,
   const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
   const CtParams *p = node->op_data;
   g_autoptr (ClinferTensor) fx = clinfer_op_f16_to_f32_copy (in[0], error);
-  g_autoptr (ClinferTensor) fw = fx ? clinfer_op_f16_to_f32_copy (in[1], error) : NULL;
+  g_autoptr (ClinferTensor) fw = NULL;
   g_autoptr (ClinferTensor) fb = NULL;
   g_autoptr (ClinferTensor) fy = NULL;
 
-  if (fw == NULL)
+  if (fx == NULL || (fw = clinfer_op_f16_to_f32_copy (in[1], error)) == NULL)
     return FALSE;
   if (node->n_inputs > 2 && in[2]
       && (fb = clinfer_op_f16_to_f32_copy (in[2], error)) == NULL)
     return FALSE;
-  fy = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (y), error);
+  fy = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (y),
+      error);
   if (fy == NULL)
     return FALSE;
   ct_f32 (g, xs->dims[0], xs->dims[1], clinfer_tensor_get_shape (y)->dims[1],

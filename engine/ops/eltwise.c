@@ -300,24 +300,25 @@ check_input_type (const ClinferNode *node, const ClinferValueInfo *in, guint i,
 {
   const BinData *d = node->op_data;
   ClinferElementType t = in[i].type;
+  gboolean ok;
 
   if (d->op == OP_POW && i == 1) {
-    if (type_in_class (t, TY_NUMERIC))
+    ok = type_in_class (t, TY_NUMERIC);     /* any exponent type */
+  } else if (i > 0) {
+    if (t == in[0].type)
       return TRUE;
-  } else if (i > 0 && t != in[0].type) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
         "%s: input %u is %s but input 0 is %s", clinfer_node_label (node), i,
         clinfer_element_type_name (t), clinfer_element_type_name (in[0].type));
     return FALSE;
-  } else if (type_in_class (t, d->types)) {
-    return TRUE;
-  } else if (i > 0) {
-    return TRUE;
+  } else {
+    ok = type_in_class (t, d->types);
   }
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-      "%s: element type %s of input %u is not supported",
-      clinfer_node_label (node), clinfer_element_type_name (t), i);
-  return FALSE;
+  if (!ok)
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+        "%s: element type %s of input %u is not supported",
+        clinfer_node_label (node), clinfer_element_type_name (t), i);
+  return ok;
 }
 
 static gboolean
@@ -625,20 +626,19 @@ eval_binary (const ClinferNode *node, ClinferTensor *const *inputs,
     ClinferTensor *const *outputs, GError **error)
 {
   const BinData *d = node->op_data;
-  ClinferTensor *in[64];
+  g_autofree ClinferTensor **in = g_new0 (ClinferTensor *, node->n_inputs + 1);
   g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (
       (GDestroyNotify) clinfer_tensor_unref);
   ClinferElementType ot = clinfer_tensor_get_element_type (outputs[0]);
   g_autoptr (ClinferTensor) fo = NULL;
   guint n = 0;
 
-  for (guint i = 0; i < node->n_inputs && n < G_N_ELEMENTS (in); i++)
+  for (guint i = 0; i < node->n_inputs; i++)
     if (inputs[i])
       in[n++] = inputs[i];
   if (n == 0 || n < node->n_inputs) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: expected %u present inputs (at most %u)", clinfer_node_label (node),
-        node->n_inputs, (guint) G_N_ELEMENTS (in));
+        "%s: every input must be present", clinfer_node_label (node));
     return FALSE;
   }
   if (!is_half (ot))

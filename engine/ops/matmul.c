@@ -71,7 +71,8 @@ eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
       fin[i] = clinfer_tensor_ref (in[i]);
       continue;
     }
-    fin[i] = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (in[i]), error);
+    fin[i] = clinfer_tensor_new (CLINFER_TYPE_F32,
+        clinfer_tensor_get_shape (in[i]), error);
     if (fin[i] == NULL)
       goto done;
     n = clinfer_tensor_get_n_elements (in[i]);
@@ -91,7 +92,8 @@ eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
     gboolean bf = clinfer_tensor_get_element_type (out[i]) == CLINFER_TYPE_BF16;
     int64_t n = clinfer_tensor_get_n_elements (out[i]);
     for (int64_t j = 0; j < n; j++)
-      d[j] = bf ? clinfer_float_to_bfloat16 (s[j]) : clinfer_float_to_half (s[j]);
+      d[j] = bf ? clinfer_float_to_bfloat16 (s[j])
+          : clinfer_float_to_half (s[j]);
   }
   ok = TRUE;
 done:
@@ -215,12 +217,14 @@ static void
 gemm_run (const GemmDims *g, const GemmJob *jobs, int64_t n_jobs)
 {
   int64_t np = (g->n + PANEL - 1) / PANEL;
-  int64_t bm = (g->m + BLOCK_M - 1) / BLOCK_M, bp = (np + BLOCK_P - 1) / BLOCK_P;
+  int64_t bm = (g->m + BLOCK_M - 1) / BLOCK_M;
+  int64_t bp = (np + BLOCK_P - 1) / BLOCK_P;
   int64_t units = n_jobs * bm * bp;
+  gboolean par = units > 1 && g->m * g->n * g->k * n_jobs > 32768;
 
   if (g->m == 0 || g->n == 0)
     return;
-#pragma omp parallel for schedule(dynamic, 1) if (units > 1 && g->m * g->n * g->k * n_jobs > 32768)
+#pragma omp parallel for schedule(dynamic, 1) if (par)
   for (int64_t u = 0; u < units; u++) {
     int64_t jb = u / (bm * bp), r = u % (bm * bp);
     int64_t ib = r / bp, pb = r % bp;
@@ -282,8 +286,9 @@ static void
 gemm_run_small (const GemmDims *g, const GemmJob *jobs, int64_t n_jobs)
 {
   int64_t bn = (g->n + SMALL_NB - 1) / SMALL_NB, units = n_jobs * bn;
+  gboolean par = units > 1 && g->m * g->n * g->k * n_jobs > 32768;
 
-#pragma omp parallel for schedule(static) if (units > 1 && g->m * g->n * g->k * n_jobs > 32768)
+#pragma omp parallel for schedule(static) if (par)
   for (int64_t u = 0; u < units; u++) {
     int64_t jb = u % bn;
     gemm_small_unit (g, &jobs[u / bn], jb * SMALL_NB,
@@ -338,7 +343,9 @@ gemm_ref (ClinferElementType type, int64_t m, int64_t n, int64_t k,
 {
   switch (type) {
 #define CASE(TY, FN, T) \
-    case TY: FN (m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, y, accumulate); break;
+    case TY:                                                               \
+      FN (m, n, k, alpha, a, a_rs, a_cs, b, b_rs, b_cs, y, accumulate);     \
+      break;
     CASE (CLINFER_TYPE_F64, gemm_ref_f64, double)
     CASE (CLINFER_TYPE_I32, gemm_ref_i32, int32_t)
     CASE (CLINFER_TYPE_I64, gemm_ref_i64, int64_t)
@@ -396,7 +403,8 @@ matmul_shape (const ClinferNode *node, const ClinferShape *a,
   }
   if (bo.rank + (a->rank > 1) + (b->rank > 1) > CLINFER_MAX_RANK) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: output rank exceeds %d", clinfer_node_label (node), CLINFER_MAX_RANK);
+        "%s: output rank exceeds %d", clinfer_node_label (node),
+        CLINFER_MAX_RANK);
     return FALSE;
   }
   *out = bo;
@@ -527,7 +535,8 @@ eval_matmul (const ClinferNode *node, ClinferTensor *const *in,
 
   if (is_half (t))
     return eval_via_f32 (node, in, out, eval_matmul, error);
-  mm_geom (clinfer_tensor_get_shape (in[0]), clinfer_tensor_get_shape (in[1]), &g);
+  mm_geom (clinfer_tensor_get_shape (in[0]), clinfer_tensor_get_shape (in[1]),
+      &g);
   if (g.n_batch == 0 || g.m == 0 || g.n == 0)
     return TRUE;
   a = clinfer_tensor_get_const_data (in[0]);
@@ -588,7 +597,8 @@ check_gemm_c (const ClinferNode *node, const ClinferShape *c, int64_t m,
 
   for (int i = 0; ok && i < c->rank; i++) {
     int64_t cd = c->dims[i], w = want[2 - c->rank + i];
-    ok = cd == 1 || cd == w || cd == CLINFER_DIM_DYNAMIC || w == CLINFER_DIM_DYNAMIC;
+    ok = cd == 1 || cd == w || cd == CLINFER_DIM_DYNAMIC
+        || w == CLINFER_DIM_DYNAMIC;
   }
   if (!ok) {
     g_autofree char *s = clinfer_shape_to_string (c);
@@ -663,9 +673,15 @@ gemm_fill_c (const ClinferTensor *c, float beta, ClinferTensor *y, int64_t m,
       else {
         double v = beta * clinfer_tensor_get_as_double (c, src);
         switch (t) {
-          case CLINFER_TYPE_I32: ((int32_t *) yd)[i * n + j] = (int32_t) v; break;
-          case CLINFER_TYPE_U32: ((uint32_t *) yd)[i * n + j] = (uint32_t) v; break;
-          case CLINFER_TYPE_U64: ((uint64_t *) yd)[i * n + j] = (uint64_t) v; break;
+          case CLINFER_TYPE_I32:
+            ((int32_t *) yd)[i * n + j] = (int32_t) v;
+            break;
+          case CLINFER_TYPE_U32:
+            ((uint32_t *) yd)[i * n + j] = (uint32_t) v;
+            break;
+          case CLINFER_TYPE_U64:
+            ((uint64_t *) yd)[i * n + j] = (uint64_t) v;
+            break;
           default:
             ((int64_t *) yd)[i * n + j] = beta == 1.f
                 ? clinfer_tensor_get_as_int64 (c, src) : (int64_t) v;
@@ -709,9 +725,11 @@ eval_gemm (const ClinferNode *node, ClinferTensor *const *in,
       gemm_run_small (&dims, &job, 1);
       return TRUE;
     }
-    if (!pack_size (k, n, 1, &psize) || (pack = g_try_new (float, psize)) == NULL) {
+    if (!pack_size (k, n, 1, &psize)
+        || (pack = g_try_new (float, psize)) == NULL) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: cannot allocate the packed B operand", clinfer_node_label (node));
+          "%s: cannot allocate the packed B operand",
+          clinfer_node_label (node));
       return FALSE;
     }
     pack_b (clinfer_tensor_get_const_data (in[1]), b_rs, b_cs, k, n, pack);
@@ -741,6 +759,7 @@ typedef struct {
 } EinTerm;
 
 typedef struct {
+  char *equation;
   guint n_in;
   EinTerm in[EIN_MAX_IN];
   EinTerm out;
@@ -761,7 +780,11 @@ typedef struct {
 static void
 einsum_data_free (gpointer p)
 {
-  g_free (p);
+  EinsumData *d = p;
+
+  if (d)
+    g_free (d->equation);
+  g_free (d);
 }
 
 static gboolean
@@ -837,13 +860,16 @@ prepare_einsum (ClinferNode *node, GError **error)
     s = e + 1;
   }
   d->n_in = n_in;
+  d->equation = g_strdup (raw);
   d->explicit_out = arrow != NULL;
   if (arrow) {
     if (strstr (arrow + 2, "->") || strchr (arrow + 2, ','))
       return ein_fail (node, raw, "one output term expected", error);
     if (!ein_parse_term (node, raw, arrow + 2, arrow + strlen (arrow), &d->out,
-            error))
+            error)) {
+      g_free (d->equation);
       return FALSE;
+    }
   }
   node->op_data = g_steal_pointer (&d);
   return TRUE;
@@ -922,7 +948,8 @@ ein_check_ranks (const ClinferNode *node, const EinsumData *d,
     if (r < t->n || (t->ell < 0 && r != t->n)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
           "%s: input %u has rank %d, but its term has %d labels%s",
-          clinfer_node_label (node), i, r, t->n, t->ell >= 0 ? " and '...'" : "");
+          clinfer_node_label (node), i, r, t->n,
+          t->ell >= 0 ? " and '...'" : "");
       return FALSE;
     }
     if (t->ell >= 0)
@@ -969,14 +996,14 @@ ein_plan (const ClinferNode *node, const ClinferShape *const *shapes,
     out = d->out;
   else
     ein_implicit_out (d, &out);
-  ein_dim_ids (p, &out, out.n + (out.ell >= 0 ? p->ell_rank : 0), ids);
   p->n_out_ids = out.n + (out.ell >= 0 ? p->ell_rank : 0);
   if (p->n_out_ids > CLINFER_MAX_RANK)
-    return ein_fail (node, "", "output rank too large", error);
+    return ein_fail (node, d->equation, "the output has too many dims", error);
+  ein_dim_ids (p, &out, p->n_out_ids, ids);
   for (int k = 0; k < p->n_out_ids; k++) {
     if (!used[ids[k]] || in_out[ids[k]])
-      return ein_fail (node, d->explicit_out ? "(explicit)" : "(implicit)",
-          "an output label is repeated or absent from the inputs", error);
+      return ein_fail (node, d->equation, "an output label is repeated or "
+          "absent from the inputs", error);
     in_out[ids[k]] = TRUE;
     p->out_ids[k] = ids[k];
     p->out_shape.dims[k] = p->ext[ids[k]];
@@ -1094,7 +1121,9 @@ eval_einsum (const ClinferNode *node, ClinferTensor *const *in,
     return TRUE;
   switch (t) {
 #define CASE(TY, FN, T) \
-    case TY: FN (p, node->n_inputs, (const T *const *) x, y, n_out, n_sum); break;
+    case TY:                                                               \
+      FN (p, node->n_inputs, (const T *const *) x, y, n_out, n_sum);        \
+      break;
     CASE (CLINFER_TYPE_F32, einsum_f32, float)
     CASE (CLINFER_TYPE_F64, einsum_f64, double)
     CASE (CLINFER_TYPE_I32, einsum_i32, int32_t)
@@ -1113,7 +1142,8 @@ eval_einsum (const ClinferNode *node, ClinferTensor *const *in,
 
 const ClinferOpDef clinfer_ops_matmul[] = {
   { "MatMul", "", 1, 0, 2, 2, 1, 1, 0, NULL, NULL, infer_matmul, eval_matmul },
-  { "Gemm", "", 1, 0, 2, 3, 1, 1, 0, prepare_gemm, g_free, infer_gemm, eval_gemm },
+  { "Gemm", "", 1, 0, 2, 3, 1, 1, 0, prepare_gemm, g_free, infer_gemm,
+    eval_gemm },
   { "Einsum", "", 12, 0, 1, CLINFER_VARIADIC, 1, 1, 0, prepare_einsum,
     einsum_data_free, infer_einsum, eval_einsum },
   { NULL }

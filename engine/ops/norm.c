@@ -106,8 +106,12 @@ store_float (ClinferTensor *t, int64_t i, double v)
   switch (clinfer_tensor_get_element_type (t)) {
     case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
     case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
-    case CLINFER_TYPE_F16: ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v); break;
-    case CLINFER_TYPE_BF16: ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v); break;
+    case CLINFER_TYPE_F16:
+      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
+      break;
+    case CLINFER_TYPE_BF16:
+      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
+      break;
     default: break;
   }
 }
@@ -135,7 +139,8 @@ eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
       *dst = clinfer_tensor_ref (t);
       continue;
     }
-    *dst = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (t), error);
+    *dst = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (t),
+        error);
     if (*dst == NULL)
       goto done;
     n = clinfer_tensor_get_n_elements (t);
@@ -147,10 +152,11 @@ eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
     goto done;
   for (guint i = 0; i < n_out; i++) {
     int64_t n = clinfer_tensor_get_n_elements (out[i]);
+    const float *src = clinfer_tensor_get_const_data (fout[i]);
     if (fout[i] == out[i])
       continue;
     for (int64_t j = 0; j < n; j++)
-      store_float (out[i], j, ((const float *) clinfer_tensor_get_const_data (fout[i]))[j]);
+      store_float (out[i], j, src[j]);
   }
   ok = TRUE;
 done:
@@ -182,7 +188,8 @@ static void                                                                  \
 NAME (const T *x, T *y, int64_t n, int64_t c, int64_t s, const double *a,    \
     const double *b, int64_t pc, int64_t ps)                                 \
 {                                                                            \
-  _Pragma ("omp parallel for collapse(2) schedule(static) if (n * c * s > 32768)") \
+  gboolean par_ = n * c * s > 32768;                                         \
+  _Pragma ("omp parallel for collapse(2) schedule(static) if (par_)")        \
   for (int64_t i = 0; i < n; i++)                                            \
     for (int64_t j = 0; j < c; j++) {                                        \
       const T *xp = x + (i * c + j) * s;                                     \
@@ -228,7 +235,8 @@ NAME (const T *x, T *y, int64_t rows, int64_t d, double eps,                 \
       inv[r] = is;                                                           \
     for (int64_t j = 0; j < d; j++) {                                        \
       double t = (xp[j] - m) * is;                                           \
-      t = t * (rs ? rs[r] : cs ? cs[j] : 1.0) + (rb ? rb[r] : cb ? cb[j] : 0.0); \
+      t = t * (rs ? rs[r] : cs ? cs[j] : 1.0)                                \
+          + (rb ? rb[r] : cb ? cb[j] : 0.0);                                 \
       yp[j] = (T) t;                                                         \
     }                                                                        \
   }                                                                          \
@@ -280,8 +288,7 @@ prepare_bn (ClinferNode *node, GError **error)
   /* Before opset 14, extra outputs mean training; only inference runs.
    * Opset 14+ training_mode computes batch statistics and the running
    * averages (momentum). */
-  if ((node->opset < 14 && node->n_outputs > 1)
-      || (node->opset < 7 && is_test == 0 && node->n_outputs > 1)) {
+  if (node->opset < 14 && node->n_outputs > 1) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
         "%s: training outputs (mean, var, saved statistics) are not "
         "supported before opset 14; only inference is",
@@ -387,17 +394,19 @@ bn_training (const ClinferNode *node, ClinferTensor *const *in,
 {
   const BnData *d = node->op_data;
   g_autofree double *xd = to_doubles (node, in[0], error);
-  g_autofree double *bm = xd ? try_alloc (node, c, sizeof (double), error) : NULL;
-  g_autofree double *bv = bm ? try_alloc (node, c, sizeof (double), error) : NULL;
+  g_autofree double *bm = NULL, *bv = NULL;
 
-  if (bv == NULL)
+  if (xd == NULL
+      || (bm = try_alloc (node, c, sizeof (double), error)) == NULL
+      || (bv = try_alloc (node, c, sizeof (double), error)) == NULL)
     return FALSE;
   bn_batch_stats (xd, n, c, s, bm, bv);
   for (int64_t j = 0; j < c; j++) {
+    double mom = d->momentum;
     if (node->n_outputs > 1)
-      store_float (out[1], j, mean[j] * d->momentum + bm[j] * (1 - d->momentum));
+      store_float (out[1], j, mean[j] * mom + bm[j] * (1 - mom));
     if (node->n_outputs > 2)
-      store_float (out[2], j, var[j] * d->momentum + bv[j] * (1 - d->momentum));
+      store_float (out[2], j, var[j] * mom + bv[j] * (1 - mom));
     mean[j] = bm[j];
     var[j] = bv[j];
   }
@@ -471,7 +480,8 @@ infer_instnorm (const ClinferNode *node, const ClinferValueInfo *in,
   for (guint i = 0; i < 3; i++)
     if (!clinfer_op_require_input (node, in, i, error))
       return FALSE;
-  if (!check_float (node, in, 0, error) || !check_same_types (node, in, 1, error)
+  if (!check_float (node, in, 0, error)
+      || !check_same_types (node, in, 1, error)
       || !require_rank (node, &in[0].shape, 3, "input", error))
     return FALSE;
   out[0].type = in[0].type;
@@ -570,7 +580,8 @@ infer_ln (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_float (node, in, 0, error) || !check_same_types (node, in, 1, error))
+      || !check_float (node, in, 0, error)
+      || !check_same_types (node, in, 1, error))
     return FALSE;
   out[0].type = in[0].type;
   out[0].shape = *x;
@@ -644,7 +655,8 @@ eval_ln (const ClinferNode *node, ClinferTensor *const *in,
       || (mean = try_alloc (node, rows, sizeof (double), error)) == NULL
       || (inv = try_alloc (node, rows, sizeof (double), error)) == NULL)
     return FALSE;
-  rownorm (in[0], out[0], rows, cols, d->epsilon, NULL, NULL, cs, cb, mean, inv);
+  rownorm (in[0], out[0], rows, cols, d->epsilon, NULL, NULL, cs, cb, mean,
+      inv);
   for (int64_t r = 0; r < rows && cols > 0; r++) {
     if (node->n_outputs > 1)
       store_float (out[1], r, mean[r]);
@@ -699,7 +711,7 @@ static gboolean
 infer_lrn (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
-  return infer_same_float (node, in, out, 3, error);
+  return infer_same_float (node, in, out, 2, error);
 }
 
 /* Sum of squares over a window of channels around each one. */
@@ -708,7 +720,8 @@ static void                                                                  \
 NAME (const LrnData *d, const T *x, T *y, int64_t n, int64_t c, int64_t s)   \
 {                                                                            \
   int64_t lo = (d->size - 1) / 2, hi = d->size - 1 - lo;                     \
-  _Pragma ("omp parallel for collapse(2) schedule(static) if (n * c * s > 16384)") \
+  gboolean par_ = n * c * s > 16384;                                         \
+  _Pragma ("omp parallel for collapse(2) schedule(static) if (par_)")        \
   for (int64_t i = 0; i < n; i++)                                            \
     for (int64_t j = 0; j < c; j++) {                                        \
       int64_t c0 = MAX (0, j - lo), c1 = MIN (c - 1, j + hi);                \
@@ -789,7 +802,8 @@ infer_lp (const ClinferNode *node, const ClinferValueInfo *in,
 static void                                                                  \
 NAME (const T *x, T *y, int64_t outer, int64_t n, int64_t inner, int64_t p)  \
 {                                                                            \
-  _Pragma ("omp parallel for collapse(2) schedule(static) if (outer * n * inner > 32768)") \
+  gboolean par_ = outer * n * inner > 32768;                                 \
+  _Pragma ("omp parallel for collapse(2) schedule(static) if (par_)")        \
   for (int64_t o = 0; o < outer; o++)                                        \
     for (int64_t i = 0; i < inner; i++) {                                    \
       const T *xp = x + o * n * inner + i;                                   \

@@ -215,7 +215,8 @@ red_plan_init (RedPlan *p, const ClinferShape *x, const gboolean *mask)
       continue;
     same = last == (mask[i] ? 1 : 0);
     if (mask[i])
-      plan_push (p->red_dims, p->red_strides, &p->n_red, x->dims[i], st[i], &same);
+      plan_push (p->red_dims, p->red_strides, &p->n_red, x->dims[i], st[i],
+          &same);
     else
       plan_push (p->keep_dims, p->keep_strides, &p->n_keep, x->dims[i], st[i],
           &same);
@@ -273,11 +274,12 @@ plan_base (const RedPlan *p, int64_t o)
 /* One kernel per (element type T, accumulator ACC). ISNAN tests a value
  * of ACC for NaN (FALSE for integer accumulators); LO/HI are the results
  * of Max/Min over an empty set, EMPTY_MEAN that of Mean. */
-#define DEFINE_REDUCE(NAME, T, ACC, ISNAN, LO, HI, EMPTY_MEAN)                           \
+#define DEFINE_REDUCE(NAME, T, ACC, ISNAN, LO, HI, EMPTY_MEAN)               \
 static void                                                                  \
 NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
 {                                                                            \
-  _Pragma ("omp parallel for schedule(static) if (p->n_out * p->count > 32768)") \
+  gboolean par_ = p->n_out * p->count > 32768;                               \
+  _Pragma ("omp parallel for schedule(static) if (par_)")                    \
   for (int64_t o = 0; o < p->n_out; o++) {                                   \
     int64_t base = plan_base (p, o);                                         \
     ACC acc = kind == RED_PROD ? (ACC) 1 : (ACC) 0, mx = (ACC) 0;            \
@@ -297,11 +299,15 @@ NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
         FOR_REDUCED (p, base, acc *= (ACC) x[off]);                          \
         break;                                                               \
       case RED_MAX: case RED_MIN: case RED_LSE:                              \
-        FOR_REDUCED (p, base, { ACC v_ = (ACC) x[off];                       \
-            if (first || ISNAN (v_) || (kind == RED_MIN ? v_ < mx : v_ > mx)) \
-              { if (!ISNAN (mx) || first) mx = v_; first = FALSE; } });      \
+        /* NaN wins and sticks, like numpy */                               \
+        FOR_REDUCED (p, base, {                                              \
+            ACC v_ = (ACC) x[off];                                           \
+            gboolean take_ = kind == RED_MIN ? v_ < mx : v_ > mx;            \
+            if (first || (!ISNAN (mx) && (take_ || ISNAN (v_))))             \
+              mx = v_;                                                       \
+            first = FALSE; });                                               \
         acc = first ? (kind == RED_MIN ? (ACC) (HI) : (ACC) (LO)) : mx;      \
-        if (kind == RED_LSE && !first && !ISNAN (mx) && isfinite ((double) mx)) { \
+        if (kind == RED_LSE && !first && isfinite ((double) mx)) {           \
           double s_ = 0;                                                     \
           FOR_REDUCED (p, base, s_ += exp ((double) x[off] - (double) mx));  \
           acc = (ACC) ((double) mx + log (s_));                              \
@@ -309,7 +315,9 @@ NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
         break;                                                               \
     }                                                                        \
     switch (kind) {                                                          \
-      case RED_MEAN: acc = p->count ? acc / (ACC) p->count : (ACC) (EMPTY_MEAN); break; \
+      case RED_MEAN:                                                         \
+        acc = p->count ? acc / (ACC) p->count : (ACC) (EMPTY_MEAN);          \
+        break;                                                               \
       case RED_L2: acc = (ACC) sqrt ((double) acc); break;                   \
       case RED_LOGSUM: acc = (ACC) log ((double) acc); break;                \
       default: break;                                                        \
@@ -360,10 +368,16 @@ reduce_typed (const ClinferNode *node, const ClinferTensor *x,
     case CLINFER_TYPE_I32: RUN (reduce_i32, int32_t); break;
     case CLINFER_TYPE_U32: RUN (reduce_u32, uint32_t); break;
     case CLINFER_TYPE_I64:
-      if (float_kind) RUN (reduce_i64d, int64_t); else RUN (reduce_i64, int64_t);
+      if (float_kind)
+        RUN (reduce_i64d, int64_t);
+      else
+        RUN (reduce_i64, int64_t);
       break;
     case CLINFER_TYPE_U64:
-      if (float_kind) RUN (reduce_u64d, uint64_t); else RUN (reduce_u64, uint64_t);
+      if (float_kind)
+        RUN (reduce_u64d, uint64_t);
+      else
+        RUN (reduce_u64, uint64_t);
       break;
     default:
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
@@ -414,7 +428,8 @@ eval_reduce (const ClinferNode *node, ClinferTensor *const *in,
 {
   const ReduceData *d = node->op_data;
   const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
-  const ClinferTensor *axes_t = d->axes_input && node->n_inputs > 1 ? in[1] : NULL;
+  const ClinferTensor *axes_t = d->axes_input && node->n_inputs > 1
+      ? in[1] : NULL;
   gboolean mask[CLINFER_MAX_RANK];
 
   if (!reduce_mask (node, axes_t, xs->rank, mask, error))
@@ -474,7 +489,8 @@ infer_arg (const ClinferNode *node, const ClinferValueInfo *in,
     return TRUE;
   if (x->rank == 0) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: input must have rank >= 1, got a scalar", clinfer_node_label (node));
+        "%s: input must have rank >= 1, got a scalar",
+        clinfer_node_label (node));
     return FALSE;
   }
   if (!clinfer_op_normalize_axis (node, d->axis, x->rank, &axis, error))
@@ -582,14 +598,20 @@ eval_arg (const ClinferNode *node, ClinferTensor *const *in,
   return TRUE;
 }
 
+/* Axes are an attribute up to opset 12 (ReduceSum) or 17 (the others),
+ * an input afterwards: a run-time value can decide the output shape. */
+#define REDUCE_RANGE(name, lo, hi, flags) \
+  { name, "", lo, hi, 1, 2, 1, 1, flags, prepare_reduce, g_free, \
+    infer_reduce, eval_reduce }
 #define REDUCE(name) \
-  { name, "", 1, 0, 1, 2, 1, 1, CLINFER_OP_SHAPE_NEEDS_VALUES, \
-    prepare_reduce, g_free, infer_reduce, eval_reduce }
+  REDUCE_RANGE (name, 1, 17, 0), \
+  REDUCE_RANGE (name, 18, 0, CLINFER_OP_SHAPE_NEEDS_VALUES)
 #define ARGOP(name) \
   { name, "", 1, 0, 1, 1, 1, 1, 0, prepare_arg, g_free, infer_arg, eval_arg }
 
 const ClinferOpDef clinfer_ops_reduce[] = {
-  REDUCE ("ReduceSum"),
+  REDUCE_RANGE ("ReduceSum", 1, 12, 0),
+  REDUCE_RANGE ("ReduceSum", 13, 0, CLINFER_OP_SHAPE_NEEDS_VALUES),
   REDUCE ("ReduceMean"),
   REDUCE ("ReduceMax"),
   REDUCE ("ReduceMin"),

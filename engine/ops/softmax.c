@@ -1,6 +1,5 @@
-/* clinfer — Softmax, LogSoftmax and Hardmax: opset < 13 normalise over the
- * input coerced to 2-D at `axis` (default 1), opset >= 13 over one axis
- * (default -1). */
+/* clinfer — Softmax, LogSoftmax, Hardmax: opset < 13 over the input coerced
+ * to 2-D at axis (default 1), opset >= 13 over one axis (default -1). */
 #include "ops/op.h"
 #include <math.h>
 #include <string.h>
@@ -93,7 +92,8 @@ static void                                                                  \
 NAME (const SmGeom *g, SmKind kind, const T *x, T *y)                        \
 {                                                                            \
   int64_t n = g->n, inner = g->inner;                                        \
-  _Pragma ("omp parallel for collapse(2) schedule(static) if (g->outer * n * inner > 16384)") \
+  gboolean par_ = g->outer * n * inner > 16384;                              \
+  _Pragma ("omp parallel for collapse(2) schedule(static) if (par_)")        \
   for (int64_t o = 0; o < g->outer; o++)                                     \
     for (int64_t i = 0; i < inner; i++) {                                    \
       const T *p = x + o * n * inner + i;                                    \

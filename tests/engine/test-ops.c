@@ -163,6 +163,73 @@ test_conv_fast_kernel (gconstpointer data)
   op_test_free_outputs (node, ref);
 }
 
+/* Several requests may run one compiled model at once: each thread runs
+ * the same kernel and must get the reference result. */
+typedef struct {
+  ClinferCpuKernel *kernel;
+  ClinferNode *node;
+  ClinferTensor *const *inputs;
+  const ClinferTensor *ref;
+  gboolean ok;
+} ConcurrentRun;
+
+static gpointer
+concurrent_run (gpointer data)
+{
+  ConcurrentRun *r = data;
+  g_autoptr (ClinferTensor) out = clinfer_tensor_new (CLINFER_TYPE_F32,
+      clinfer_tensor_get_shape (r->ref), NULL);
+
+  r->ok = TRUE;
+  for (int i = 0; i < 20 && r->ok; i++) {
+    r->ok = r->kernel->run (r->kernel, r->node, r->inputs, &out, NULL);
+    r->ok = r->ok && memcmp (clinfer_tensor_get_const_data (out),
+        clinfer_tensor_get_const_data (r->ref),
+        clinfer_tensor_get_byte_size (out)) == 0;
+  }
+  return NULL;
+}
+
+static void
+test_conv_concurrent_runs (void)
+{
+  const ConvCase c = { "concurrent", 1, 16, 33, 35, 16, 3, 3, 16, 1, 1, 1, 1,
+    { 1, 1, 1, 1 }, NULL, TRUE, NULL, FALSE, "conv_depthwise" };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (ClinferGraph) g = op_test_graph (13);
+  int64_t xd[] = { 1, 16, 33, 35 }, wd[] = { 16, 1, 3, 3 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+  g_autoptr (ClinferTensor) ref = NULL;
+  ClinferTensor *inputs[3] = { x, w, NULL };
+  ClinferNode *in[3] = { NULL }, *node;
+  ClinferCpuKernel k = { 0 };
+  ConcurrentRun runs[4];
+  GThread *threads[4];
+  GError *err = NULL;
+
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  in[1] = clinfer_graph_add_constant (g, "w", w);
+  node = op_test_node (g, "Conv", "", "concurrent", 3, in, 1);
+  set_conv_attrs (node, &c);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_true (clinfer_cpu_kernel_lookup (node) (node,
+          clinfer_cpu_isa_detect (), &k, &err));
+  ref = clinfer_tensor_new (CLINFER_TYPE_F32, &node->outputs[0].shape, NULL);
+  g_assert_true (k.run (&k, node, inputs, &ref, &err));
+  for (int i = 0; i < 4; i++) {
+    runs[i] = (ConcurrentRun) { &k, node, inputs, ref, FALSE };
+    threads[i] = g_thread_new ("run", concurrent_run, &runs[i]);
+  }
+  for (int i = 0; i < 4; i++) {
+    g_thread_join (threads[i]);
+    g_assert_true (runs[i].ok);
+  }
+  k.free_state (k.state);
+  g_free (k.name);
+}
+
 /* ---------------------------------------------------------------- */
 /* Conv: reference and shape inference                               */
 
@@ -656,6 +723,7 @@ main (int argc, char **argv)
         conv_cases[i].name);
     g_test_add_data_func (path, &conv_cases[i], test_conv_fast_kernel);
   }
+  g_test_add_func ("/ops/conv/concurrent-runs", test_conv_concurrent_runs);
   g_test_add_func ("/ops/conv/reference-hand-computed", test_conv_reference_hand_computed);
   g_test_add_func ("/ops/conv/1d-and-3d", test_conv_1d_and_3d);
   g_test_add_func ("/ops/conv/shape-inference-dynamic", test_conv_shape_inference_dynamic);

@@ -1,6 +1,5 @@
-/* clinfer — unit tests of the reduction, softmax, matmul/Gemm/Einsum,
- * normalisation and ConvTranspose ops on small graphs built in memory,
- * checked against naive loops, plus errors naming the node. */
+/* clinfer — unit tests of reductions, softmax, MatMul/Gemm/Einsum, norms and
+ * ConvTranspose on in-memory graphs against naive loops; errors name nodes. */
 #include <clinfer/clinfer.h>
 #include "core/internal.h"
 #include "ops/op.h"

@@ -40,6 +40,9 @@ typedef struct {
   int n_scratch;             /* per-thread scratch buffers */
   gsize scratch_floats;      /* floats per buffer */
   float *scratch;
+  /* Held while a run uses @scratch: a compiled model may run in several
+   * requests at once, and a run that finds it taken uses its own. */
+  GMutex lock;
 } ConvState;
 
 static void
@@ -51,6 +54,7 @@ conv_state_free (gpointer data)
   g_aligned_free (st->a);
   g_aligned_free (st->bias);
   g_aligned_free (st->scratch);
+  g_mutex_clear (&st->lock);
   g_free (st);
 }
 
@@ -68,9 +72,9 @@ n_threads (const ConvState *st)
 }
 
 static float *
-thread_scratch (const ConvState *st)
+thread_scratch (const ConvState *st, float *scratch)
 {
-  return st->scratch + (gsize) omp_get_thread_num () * st->scratch_floats;
+  return scratch + (gsize) omp_get_thread_num () * st->scratch_floats;
 }
 
 /* Splits @tasks over @nt threads: row parts (multiples of mr) when there
@@ -87,7 +91,8 @@ row_parts (const ConvState *st, int64_t tasks, int nt, int64_t *parts,
 
 /* 1x1: tasks are (image, column chunk, row part). */
 static void
-run_gemm_1x1 (const ConvState *st, const float *x, const float *z, float *y)
+run_gemm_1x1 (const ConvState *st, const float *x, const float *z, float *y,
+    float *scratch)
 {
   const ClinferCpuSimd *s = st->simd;
   int64_t cols = (int64_t) st->geom.ih * st->geom.iw;
@@ -103,7 +108,7 @@ run_gemm_1x1 (const ConvState *st, const float *x, const float *z, float *y)
     int nc = (int) MIN (st->chunk, cols - j0);
     int rows = (int) MIN (per_part, st->cout - r0);
     int64_t ybase = (b * st->cout + r0) * cols + j0;
-    float *scr = thread_scratch (st);
+    float *scr = thread_scratch (st, scratch);
 
     if (rows <= 0)
       continue;
@@ -116,7 +121,8 @@ run_gemm_1x1 (const ConvState *st, const float *x, const float *z, float *y)
 /* Direct: per (image, group) the input planes are padded once (shared),
  * then tasks are (output row, row part) reading B through offsets. */
 static void
-run_direct (const ConvState *st, const float *x, const float *z, float *y)
+run_direct (const ConvState *st, const float *x, const float *z, float *y,
+    float *scratch)
 {
   const ClinferCpuConvGeom *g = &st->geom;
   const ClinferCpuSimd *s = st->simd;
@@ -133,7 +139,7 @@ run_direct (const ConvState *st, const float *x, const float *z, float *y)
 #pragma omp for schedule (static)
     for (int ic = 0; ic < g->cin_g; ic++)
       s->pad_plane (g, st->dw.hp, st->dw.pw, xg + ic * in_plane,
-          st->scratch + ic * st->plane);
+          scratch + ic * st->plane);
 #pragma omp for schedule (static)
     for (int64_t t = 0; t < g->oh * parts; t++) {
       int64_t oy = t / parts, r0 = t % parts * per_part;
@@ -145,14 +151,15 @@ run_direct (const ConvState *st, const float *x, const float *z, float *y)
       s->gemm_indirect (rows, st->k,
           st->a + grp * st->a_group + (gsize) r0 * st->k,
           st->bias + grp * st->bias_group + r0,
-          st->scratch + oy * g->sh * st->dw.pw, st->taps, g->ow, y + ybase,
+          scratch + oy * g->sh * st->dw.pw, st->taps, g->ow, y + ybase,
           cols, z ? z + ybase : NULL, cols, &st->ep);
     }
   }
 }
 
 static void
-run_depthwise (const ConvState *st, const float *x, const float *z, float *y)
+run_depthwise (const ConvState *st, const float *x, const float *z, float *y,
+    float *scratch)
 {
   const ClinferCpuConvGeom *g = &st->geom;
   int64_t planes = (int64_t) st->batch * st->cout;
@@ -164,8 +171,23 @@ run_depthwise (const ConvState *st, const float *x, const float *z, float *y)
     int64_t c = p % st->cout;
     st->simd->depthwise (&st->dw, x + p * in_plane, st->a + c * st->dw.n_taps,
         st->bias[c], z ? z + p * out_plane : NULL, y + p * out_plane,
-        thread_scratch (st));
+        thread_scratch (st, scratch));
   }
+}
+
+static void
+conv_dispatch (const ConvState *st, ClinferTensor *const *inputs,
+    ClinferTensor *const *outputs, const float *z, float *scratch)
+{
+  const float *x = clinfer_tensor_get_const_data (inputs[0]);
+  float *y = clinfer_tensor_get_data (outputs[0]);
+
+  if (st->path == CONV_DEPTHWISE)
+    run_depthwise (st, x, z, y, scratch);
+  else if (st->path == CONV_DIRECT)
+    run_direct (st, x, z, y, scratch);
+  else
+    run_gemm_1x1 (st, x, z, y, scratch);
 }
 
 static gboolean
@@ -173,7 +195,7 @@ conv_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     ClinferTensor *const *inputs, ClinferTensor *const *outputs,
     GError **error)
 {
-  const ConvState *st = kernel->state;
+  ConvState *st = kernel->state;
   const ClinferShape *xs = clinfer_tensor_get_shape (inputs[0]);
   const float *z = NULL;
 
@@ -187,15 +209,17 @@ conv_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   }
   if (st->has_z && inputs[3])
     z = clinfer_tensor_get_const_data (inputs[3]);
-  if (st->path == CONV_DEPTHWISE)
-    run_depthwise (st, clinfer_tensor_get_const_data (inputs[0]), z,
-        clinfer_tensor_get_data (outputs[0]));
-  else if (st->path == CONV_DIRECT)
-    run_direct (st, clinfer_tensor_get_const_data (inputs[0]), z,
-        clinfer_tensor_get_data (outputs[0]));
-  else
-    run_gemm_1x1 (st, clinfer_tensor_get_const_data (inputs[0]), z,
-        clinfer_tensor_get_data (outputs[0]));
+  if (g_mutex_trylock (&st->lock)) {
+    conv_dispatch (st, inputs, outputs, z, st->scratch);
+    g_mutex_unlock (&st->lock);
+  } else {
+    /* Another request runs this kernel now: the rare concurrent case pays
+     * for its own scratch rather than every run paying for a lock wait. */
+    float *own = g_aligned_alloc0 (st->scratch_floats * st->n_scratch,
+        sizeof (float), 64);
+    conv_dispatch (st, inputs, outputs, z, own);
+    g_aligned_free (own);
+  }
   return TRUE;
 }
 
@@ -416,6 +440,7 @@ clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
   if (!clinfer_conv_window (node, &xd->shape, &wd->shape, &win, error))
     return FALSE;
   st = g_new0 (ConvState, 1);
+  g_mutex_init (&st->lock);
   st->simd = clinfer_cpu_simd_get (isa);
   if (!fill_geometry (st, &xd->shape, clinfer_tensor_get_shape (wd->value),
           &win, p->group)) {

@@ -278,6 +278,30 @@ ISA (gemm_indirect) (int m, int k, const float *a, const float *bias,
 /* ---------------------------------------------------------------- */
 /* Depthwise                                                         */
 
+/* Inline copies: rows are short (tens of floats) on small planes, where
+ * a libc call per row costs more than the copy. */
+INLINE void
+copy_floats (float *d, const float *s, int n)
+{
+  int i = 0;
+
+  for (; i + VW <= n; i += VW)
+    vstore (d + i, vload (s + i));
+  for (; i < n; i++)
+    d[i] = s[i];
+}
+
+INLINE void
+zero_floats (float *d, int n)
+{
+  int i = 0;
+
+  for (; i + VW <= n; i += VW)
+    vstore (d + i, vbcast (0.f));
+  for (; i < n; i++)
+    d[i] = 0.f;
+}
+
 /* Phase @r of one padded row: d[i] = input column i * sw + r - pl, or 0. */
 static void
 pad_row_phase (float *d, const float *row, const ClinferCpuConvGeom *g,
@@ -285,29 +309,43 @@ pad_row_phase (float *d, const float *row, const ClinferCpuConvGeom *g,
 {
   int lo = g->pl - r <= 0 ? 0 : (g->pl - r + g->sw - 1) / g->sw;
   int hi = g->iw + g->pl - r <= 0 ? 0 : (g->iw + g->pl - r - 1) / g->sw + 1;
-  const float *src;
-  int i;
 
   lo = MIN (lo, pw);
   hi = CLAMP (hi, lo, pw);
-  memset (d, 0, lo * sizeof (float));
-  src = row + lo * g->sw + r - g->pl;
-  if (g->sw == 1) {
-    memcpy (d + lo, src, (hi - lo) * sizeof (float));
-  } else if (g->sw == 2) {
-    const vi even = EVEN_LANES;
-    /* Whole vector pairs while they stay inside the input row. */
-    for (i = lo; i + VW <= hi && (i + VW) * 2 + r - g->pl <= g->iw; i += VW) {
-      const float *p = row + i * 2 + r - g->pl;
-      vstore (d + i, __builtin_shuffle (vload (p), vload (p + VW), even));
-    }
-    for (; i < hi; i++)
-      d[i] = row[i * 2 + r - g->pl];
-  } else {
-    for (i = lo; i < hi; i++, src += g->sw)
-      d[i] = *src;
+  zero_floats (d, lo);
+  if (g->sw == 1)
+    copy_floats (d + lo, row + lo - g->pl, hi - lo);
+  else
+    for (int i = lo; i < hi; i++)
+      d[i] = row[i * g->sw + r - g->pl];
+  zero_floats (d + hi, pw - hi);
+}
+
+/* Stride 2: both phases of a padded row in one pass, pairs of vectors
+ * split into even and odd lanes where they lie inside the input row. */
+static void
+pad_row_s2 (float *d0, float *d1, const float *row, const ClinferCpuConvGeom *g,
+    int pw)
+{
+  const vi even = EVEN_LANES, odd = ODD_LANES;
+  const int pl = g->pl, iw = g->iw;
+  int i = 0, vlo = MIN ((pl + 1) / 2, pw);
+
+  for (; i < vlo; i++) {
+    int x = 2 * i - pl;
+    d0[i] = x >= 0 && x < iw ? row[x] : 0.f;
+    d1[i] = x + 1 >= 0 && x + 1 < iw ? row[x + 1] : 0.f;
   }
-  memset (d + hi, 0, (pw - hi) * sizeof (float));
+  for (; i + VW <= pw && 2 * (i + VW) - pl <= iw; i += VW) {
+    vf a = vload (row + 2 * i - pl), b = vload (row + 2 * i - pl + VW);
+    vstore (d0 + i, __builtin_shuffle (a, b, even));
+    vstore (d1 + i, __builtin_shuffle (a, b, odd));
+  }
+  for (; i < pw; i++) {
+    int x = 2 * i - pl;
+    d0[i] = x >= 0 && x < iw ? row[x] : 0.f;
+    d1[i] = x + 1 >= 0 && x + 1 < iw ? row[x + 1] : 0.f;
+  }
 }
 
 /* Copies input plane @src into the zero-padded, phase-split layout of
@@ -316,68 +354,132 @@ static void
 ISA (pad_plane) (const ClinferCpuConvGeom *g, int hp, int pw, const float *src,
     float *dst)
 {
-  for (int r = 0; r < g->sw; r++)
-    for (int y = 0; y < hp; y++) {
-      float *d = dst + ((ptrdiff_t) r * hp + y) * pw;
-      int iy = y - g->pt;
+  for (int y = 0; y < hp; y++) {
+    int iy = y - g->pt;
+    const float *row = src + (ptrdiff_t) iy * g->iw;
 
-      if (iy < 0 || iy >= g->ih)
-        memset (d, 0, pw * sizeof (float));
-      else
-        pad_row_phase (d, src + (ptrdiff_t) iy * g->iw, g, pw, r);
+    if (iy < 0 || iy >= g->ih) {
+      for (int r = 0; r < g->sw; r++)
+        zero_floats (dst + ((ptrdiff_t) r * hp + y) * pw, pw);
+    } else if (g->sw == 2) {
+      pad_row_s2 (dst + (ptrdiff_t) y * pw, dst + ((ptrdiff_t) hp + y) * pw,
+          row, g, pw);
+    } else {
+      for (int r = 0; r < g->sw; r++)
+        pad_row_phase (dst + ((ptrdiff_t) r * hp + y) * pw, row, g, pw, r);
     }
+  }
 }
+
+/* Taps whose weights and offsets are copied into locals: with a
+ * compile-time tap count they live in registers across the whole plane. */
+#define DW_MAX_LOCAL_TAPS 25
 
 /* @nt is the tap count when known at compile time (0: a->n_taps). */
 INLINE void
-dw_impl (const ClinferCpuDwArgs *a, const float *w, float bias, const float *z,
-    float *dst, const float *scratch, const int nt, const int act,
+dw_impl (const ClinferCpuDwArgs *a, const float *w, float bias,
+    const float *restrict z, float *restrict dst,
+    const float *restrict scratch, const int nt, const int act,
     const int has_z)
 {
   const ClinferCpuConvGeom *g = &a->g;
   const int n_taps = nt ? nt : a->n_taps;
   const ClinferCpuEpilogue *ep = &a->ep;
+  const int pw = a->pw, sh = g->sh, oh = g->oh, ow = g->ow;
+  const vf vbias = vbcast (bias);
+  vf wv[DW_MAX_LOCAL_TAPS];
+  int off[DW_MAX_LOCAL_TAPS];
 
-  for (int oy = 0; oy < g->oh; oy++) {
-    const float *base = scratch + (ptrdiff_t) oy * g->sh * a->pw;
-    float *d = dst + (ptrdiff_t) oy * g->ow;
-    const float *zr = has_z ? z + (ptrdiff_t) oy * g->ow : NULL;
-    int ox = 0;
+  if (nt)
+#pragma GCC unroll 25
+    for (int t = 0; t < nt; t++) {
+      wv[t] = vbcast (w[t]);
+      off[t] = a->taps[t];
+    }
+  for (int oy0 = 0; oy0 < oh; oy0 += 4) {
+    const int nrows = MIN (4, oh - oy0);
+    const int ow4 = ow / (4 * VW) * (4 * VW);
 
-    for (; ox + 4 * VW <= g->ow; ox += 4 * VW) {
-      vf acc0 = vbcast (bias), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    /* Wide rows: four vectors of one row per step. */
+    for (int oy = oy0; oy < oy0 + nrows; oy++) {
+      const float *base = scratch + (ptrdiff_t) oy * sh * pw;
+      float *d = dst + (ptrdiff_t) oy * ow;
+      const float *zr = has_z ? z + (ptrdiff_t) oy * ow : NULL;
+
+      for (int ox = 0; ox < ow4; ox += 4 * VW) {
+        vf acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;
+#pragma GCC unroll 25
+        for (int t = 0; t < n_taps; t++) {
+          const float *p = base + (nt ? off[t] : a->taps[t]) + ox;
+          vf wt = nt ? wv[t] : vbcast (w[t]);
+          acc0 += wt * vload (p);
+          acc1 += wt * vload (p + VW);
+          acc2 += wt * vload (p + 2 * VW);
+          acc3 += wt * vload (p + 3 * VW);
+        }
+        if (has_z) {
+          acc0 += vload (zr + ox);
+          acc1 += vload (zr + ox + VW);
+          acc2 += vload (zr + ox + 2 * VW);
+          acc3 += vload (zr + ox + 3 * VW);
+        }
+        vstore (d + ox, vact (acc0, ep, act));
+        vstore (d + ox + VW, vact (acc1, ep, act));
+        vstore (d + ox + 2 * VW, vact (acc2, ep, act));
+        vstore (d + ox + 3 * VW, vact (acc3, ep, act));
+      }
+    }
+    /* Narrow rest: one vector of four rows per step, so four independent
+     * accumulation chains hide the FMA latency on small planes. */
+    for (int ox = ow4; ox + VW <= ow && nrows == 4; ox += VW) {
+      const float *p0 = scratch + (ptrdiff_t) oy0 * sh * pw + ox;
+      const ptrdiff_t rs = (ptrdiff_t) sh * pw;
+      vf acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;
+      float *d = dst + (ptrdiff_t) oy0 * ow + ox;
+#pragma GCC unroll 25
       for (int t = 0; t < n_taps; t++) {
-        const float *p = base + a->taps[t] + ox;
-        vf wv = vbcast (w[t]);
-        acc0 += wv * vload (p);
-        acc1 += wv * vload (p + VW);
-        acc2 += wv * vload (p + 2 * VW);
-        acc3 += wv * vload (p + 3 * VW);
+        const float *p = p0 + (nt ? off[t] : a->taps[t]);
+        vf wt = nt ? wv[t] : vbcast (w[t]);
+        acc0 += wt * vload (p);
+        acc1 += wt * vload (p + rs);
+        acc2 += wt * vload (p + 2 * rs);
+        acc3 += wt * vload (p + 3 * rs);
       }
       if (has_z) {
-        acc0 += vload (zr + ox);
-        acc1 += vload (zr + ox + VW);
-        acc2 += vload (zr + ox + 2 * VW);
-        acc3 += vload (zr + ox + 3 * VW);
+        const float *zr = z + (ptrdiff_t) oy0 * ow + ox;
+        acc0 += vload (zr);
+        acc1 += vload (zr + ow);
+        acc2 += vload (zr + 2 * ow);
+        acc3 += vload (zr + 3 * ow);
       }
-      vstore (d + ox, vact (acc0, ep, act));
-      vstore (d + ox + VW, vact (acc1, ep, act));
-      vstore (d + ox + 2 * VW, vact (acc2, ep, act));
-      vstore (d + ox + 3 * VW, vact (acc3, ep, act));
+      vstore (d, vact (acc0, ep, act));
+      vstore (d + ow, vact (acc1, ep, act));
+      vstore (d + 2 * ow, vact (acc2, ep, act));
+      vstore (d + 3 * ow, vact (acc3, ep, act));
     }
-    for (; ox + VW <= g->ow; ox += VW) {
-      vf acc = vbcast (bias);
-      for (int t = 0; t < n_taps; t++)
-        acc += vbcast (w[t]) * vload (base + a->taps[t] + ox);
-      if (has_z)
-        acc += vload (zr + ox);
-      vstore (d + ox, vact (acc, ep, act));
+    for (int oy = oy0; oy < oy0 + nrows && nrows < 4; oy++) {
+      const float *base = scratch + (ptrdiff_t) oy * sh * pw;
+      for (int ox = ow4; ox + VW <= ow; ox += VW) {
+        vf acc = vbias;
+        ptrdiff_t o = (ptrdiff_t) oy * ow + ox;
+#pragma GCC unroll 25
+        for (int t = 0; t < n_taps; t++)
+          acc += (nt ? wv[t] : vbcast (w[t]))
+              * vload (base + (nt ? off[t] : a->taps[t]) + ox);
+        if (has_z)
+          acc += vload (z + o);
+        vstore (dst + o, vact (acc, ep, act));
+      }
     }
-    for (; ox < g->ow; ox++) {
-      float acc = bias;
-      for (int t = 0; t < n_taps; t++)
-        acc += w[t] * base[a->taps[t] + ox];
-      d[ox] = sact (acc + (has_z ? zr[ox] : 0.f), ep, act);
+    for (int oy = oy0; oy < oy0 + nrows; oy++) {
+      const float *base = scratch + (ptrdiff_t) oy * sh * pw;
+      for (int ox = ow - ow % VW; ox < ow; ox++) {
+        float acc = bias;
+        for (int t = 0; t < n_taps; t++)
+          acc += w[t] * base[a->taps[t] + ox];
+        dst[(ptrdiff_t) oy * ow + ox] = sact (acc + (has_z
+                ? z[(ptrdiff_t) oy * ow + ox] : 0.f), ep, act);
+      }
     }
   }
 }

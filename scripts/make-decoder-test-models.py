@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Write the tiny ONNX models of the element tests (tests/gst/clinfer.c).
+
+Usage (Debian: python3-onnx, python3-numpy):
+    /usr/bin/python3 scripts/make-decoder-test-models.py
+Writes tests/data/gst/*.onnx and tests/data/gst/blazeface-synthetic-expected.txt.
+Deterministic: re-running changes nothing.
+
+- identity-*.onnx: output = input, so the tensor meta holds exactly the
+  pre-processed frame (layouts NCHW/NHWC, f32/f16/u8, 1 or 3 channels,
+  dynamic height/width, mean/scale in the model metadata).
+- ssd.onnx, classification-*.onnx, blazeface-synthetic.onnx: outputs are
+  constants (Add(Mul(ReduceMean(image), 0), C)), so the decoders' results
+  are known whatever the frame.
+- rank2.onnx (input not feedable from video), multi-input.onnx
+  (input-name).
+"""
+
+import importlib.util
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, '..', 'tests', 'data', 'gst')
+
+
+def save(graph, name, metadata=None):
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)])
+    m.ir_version = 7
+    m.producer_name = 'clinfer-tests'
+    for key, value in (metadata or {}).items():
+        entry = m.metadata_props.add()
+        entry.key = key
+        entry.value = value
+    onnx.checker.check_model(m)
+    with open(os.path.join(OUT, name), 'wb') as f:
+        f.write(m.SerializeToString())
+
+
+def vi(name, shape, dt=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dt, shape)
+
+
+def identity(name, shape, dt=TensorProto.FLOAT, metadata=None):
+    save(helper.make_graph([helper.make_node('Identity', ['image'], ['out'])],
+                           name.replace('.onnx', '').replace('-', '_'),
+                           [vi('image', shape, dt)], [vi('out', shape, dt)]),
+         name, metadata)
+
+
+def constant_outputs(name, image_shape, outputs):
+    """outputs: list of (name, float32 array); each = array + 0 * mean(image)."""
+    nodes = [helper.make_node('ReduceMean', ['image'], ['mean'], keepdims=0),
+             helper.make_node('Mul', ['mean', 'zero'], ['nothing'])]
+    inits = [numpy_helper.from_array(np.array(0, np.float32), 'zero')]
+    outs = []
+    for out_name, value in outputs:
+        inits.append(numpy_helper.from_array(value.astype(np.float32), out_name + '_c'))
+        nodes.append(helper.make_node('Add', ['nothing', out_name + '_c'], [out_name]))
+        outs.append(vi(out_name, list(value.shape)))
+    save(helper.make_graph(nodes, name.replace('.onnx', '').replace('-', '_'),
+                           [vi('image', image_shape)], outs, inits), name)
+
+
+def load_reference_decoder():
+    spec = importlib.util.spec_from_file_location(
+        'gst_expected', os.path.join(HERE, 'gst-expected.py'))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def blazeface_synthetic():
+    scores0 = np.full((1, 512, 1), -10.0, np.float32)
+    scores1 = np.full((1, 384, 1), -10.0, np.float32)
+    boxes0 = np.zeros((1, 512, 16), np.float32)
+    boxes1 = np.zeros((1, 384, 16), np.float32)
+    kp = np.arange(12, dtype=np.float32) - 6
+    # Two overlapping anchors of the 16x16 grid (row 4, column 6): merged
+    # by weighted NMS.
+    a = (4 * 16 + 6) * 2
+    scores0[0, a, 0] = 3.0
+    boxes0[0, a] = np.concatenate([[2.0, -1.0, 20.0, 24.0], kp])
+    scores0[0, a + 1, 0] = 1.0
+    boxes0[0, a + 1] = np.concatenate([[4.0, 1.0, 22.0, 20.0], kp * 0.5])
+    # One face on the 8x8 grid (row 5, column 2, 4th anchor).
+    b = (5 * 8 + 2) * 6 + 3
+    scores1[0, b, 0] = 2.0
+    boxes1[0, b] = np.concatenate([[-3.0, 2.0, 30.0, 30.0], -kp])
+    # Below the default threshold 0.5 (sigmoid(-0.5) = 0.38), far away.
+    c = (14 * 16 + 14) * 2
+    scores0[0, c, 0] = -0.5
+    boxes0[0, c] = np.concatenate([[0.0, 0.0, 10.0, 10.0], kp])
+    constant_outputs('blazeface-synthetic.onnx', [1, 128, 128, 3],
+                     [('scores_16', scores0), ('scores_8', scores1),
+                      ('boxes_16', boxes0), ('boxes_8', boxes1)])
+
+    ref = load_reference_decoder()
+    lines = ['# Expected faces of blazeface-synthetic.onnx (reference decoder of '
+             'scripts/gst-expected.py),',
+             '# threshold: score x_min y_min x_max y_max kx0 ky0 ... kx5 ky5 '
+             '(normalised to the model input)']
+    for threshold in (0.5, 0.3):
+        for score, box, kps in ref.blazeface_decode([scores0, scores1], [boxes0, boxes1],
+                                                    128, 128, threshold):
+            lines.append('%.2f ' % threshold + ' '.join('%.6f' % v for v in [score] + box + kps))
+    with open(os.path.join(OUT, 'blazeface-synthetic-expected.txt'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    identity('identity-nchw-f32.onnx', [1, 3, 12, 16])
+    identity('identity-nhwc-f32.onnx', [1, 10, 14, 3])
+    identity('identity-nchw-f16.onnx', [1, 3, 8, 10], TensorProto.FLOAT16)
+    identity('identity-nhwc-u8.onnx', [1, 9, 7, 3], TensorProto.UINT8)
+    identity('identity-gray.onnx', [1, 1, 8, 8])
+    identity('identity-dynamic.onnx', [1, 3, 'height', 'width'])
+    identity('identity-metadata.onnx', [1, 3, 6, 6],
+             metadata={'mean_values': '10,20,30', 'scale_values': '2'})
+    identity('identity-blazeface-input.onnx', [1, 128, 128, 3])
+    identity('rank2.onnx', [1, 10])
+
+    save(helper.make_graph(
+        [helper.make_node('Identity', ['image'], ['image_out']),
+         helper.make_node('Identity', ['aux'], ['aux_out'])],
+        'multi_input', [vi('aux', [1, 4]), vi('image', [1, 3, 8, 8])],
+        [vi('image_out', [1, 3, 8, 8]), vi('aux_out', [1, 4])]), 'multi-input.onnx')
+
+    # ssd: rows (image_id, label, confidence, x_min, y_min, x_max, y_max);
+    # image_id -1 ends the list (the last row must be ignored).
+    constant_outputs('ssd.onnx', [1, 3, 32, 32], [('detection_out', np.array([[[
+        [0, 1, 0.9, 0.1, 0.2, 0.5, 0.6],
+        [0, 2, 0.3, 0.0, 0.0, 1.0, 1.0],
+        [0, 0, 0.75, 0.5, 0.5, 0.9, 1.0],
+        [-1, 0, 0, 0, 0, 0, 0],
+        [0, 1, 0.99, 0.0, 0.0, 0.5, 0.5]]]], np.float32))])
+    constant_outputs('classification-logits.onnx', [1, 3, 16, 16],
+                     [('logits', np.array([[0.5, 2.0, -1.0, 3.0, 1.0]], np.float32))])
+    constant_outputs('classification-probs.onnx', [1, 3, 16, 16],
+                     [('probs', np.array([[0.1, 0.6, 0.2, 0.1]], np.float32))])
+    blazeface_synthetic()
+    with open(os.path.join(OUT, 'labels.txt'), 'w') as f:
+        f.write('background\nperson\ncar\n')
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,1530 @@
+/* Element tests of clinfer: properties, pre-processing of every video format
+ * against a naive reference, the decoders on synthetic models, BlazeFace on
+ * the test photo against ONNX Runtime, tensor meta against clinfer-run,
+ * inference-interval, errors, state changes and renegotiation. */
+#include "test-util.h"
+
+#include <gst/clinfer/clinfer-tensor-meta.h>
+#include <clinfer/clinfer.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+#define FRONT_MODEL "blazeface/face_detection_front_128x128_barracuda.onnx"
+#define BACK_MODEL "blazeface/face_detection_back_256x256_barracuda.onnx"
+
+/* A clinfer element with model tests/data/gst/@model (or @model itself
+ * when it is absolute) and the properties in @args ("name=value ...",
+ * parsed like gst-launch-1.0 does; may be NULL). */
+static GstElement *
+make_clinfer (const gchar * model, const gchar * args)
+{
+  GstElement *e = gst_element_factory_make ("clinfer", NULL);
+  gchar **tokens;
+  guint i;
+
+  fail_unless (e != NULL, "the clinfer plugin is not found (GST_PLUGIN_PATH)");
+  if (model != NULL) {
+    gchar *path;
+
+    if (g_path_is_absolute (model)) {
+      path = g_strdup (model);
+    } else {
+      gchar *rel = g_build_filename ("gst", model, NULL);
+
+      path = test_data_path (rel);
+      g_free (rel);
+    }
+    g_object_set (e, "model", path, NULL);
+    g_free (path);
+  }
+  tokens = g_strsplit (args ? args : "", " ", -1);
+  for (i = 0; tokens[i] != NULL; i++) {
+    gchar *eq = strchr (tokens[i], '=');
+
+    if (tokens[i][0] == '\0')
+      continue;
+    fail_unless (eq != NULL, "bad argument %s", tokens[i]);
+    *eq = '\0';
+    gst_util_set_object_arg (G_OBJECT (e), tokens[i], eq + 1);
+  }
+  g_strfreev (tokens);
+  return e;
+}
+
+static void
+set_video_caps (GstHarness * h, const GstVideoInfo * info)
+{
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+}
+
+static const GstClinferTensor *
+get_tensor (GstBuffer * buf, const gchar * name)
+{
+  GstClinferTensorMeta *meta = gst_buffer_get_clinfer_tensor_meta (buf);
+
+  fail_unless (meta != NULL, "no tensor meta");
+  return gst_clinfer_tensor_meta_get_tensor_by_name (meta, name);
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+
+GST_START_TEST (test_properties_defaults)
+{
+  GstElement *e = gst_element_factory_make ("clinfer", NULL);
+  gchar *model, *config, *device, *mean, *scale, *labels, *input, *id, *msg;
+  guint threads, interval;
+  gboolean reverse, silent;
+  gint resize, decoder;
+  gfloat threshold;
+
+  fail_unless (e != NULL);
+  g_object_get (e, "model", &model, "config-file", &config, "device", &device,
+      "threads", &threads, "inference-interval", &interval, "mean-values",
+      &mean, "scale-values", &scale, "reverse-channels", &reverse,
+      "resize-method", &resize, "decoder", &decoder, "threshold", &threshold,
+      "labels-file", &labels, "input-name", &input, "model-instance-id", &id,
+      "silent", &silent, "last-message", &msg, NULL);
+  fail_unless (model == NULL && config == NULL && mean == NULL
+      && scale == NULL && labels == NULL && input == NULL && id == NULL
+      && msg == NULL);
+  fail_unless_equals_string (device, "AUTO");
+  fail_unless_equals_int (threads, 0);
+  fail_unless_equals_int (interval, 1);
+  fail_unless (!reverse);
+  fail_unless (silent);
+  fail_unless_equals_int (resize, 0);
+  fail_unless_equals_int (decoder, 0);
+  fail_unless_equals_float (threshold, 0.5f);
+  g_free (device);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_properties_round_trip)
+{
+  GstElement *e = gst_element_factory_make ("clinfer", NULL);
+  gchar *model, *config, *device, *mean, *scale, *labels, *input, *id;
+  guint threads, interval;
+  gboolean reverse, silent;
+  gint resize, decoder;
+  gfloat threshold;
+
+  gst_util_set_object_arg (G_OBJECT (e), "resize-method", "letterbox");
+  gst_util_set_object_arg (G_OBJECT (e), "decoder", "ssd");
+  g_object_set (e, "model", "/m.onnx", "config-file", "/c.xml", "device",
+      "GPU.1", "threads", 3, "inference-interval", 4, "mean-values", "1,2,3",
+      "scale-values", "4", "reverse-channels", TRUE, "threshold", 0.25f,
+      "labels-file", "/l.txt", "input-name", "data", "model-instance-id", "cam",
+      "silent", FALSE, NULL);
+  g_object_get (e, "model", &model, "config-file", &config, "device", &device,
+      "threads", &threads, "inference-interval", &interval, "mean-values",
+      &mean, "scale-values", &scale, "reverse-channels", &reverse,
+      "resize-method", &resize, "decoder", &decoder, "threshold", &threshold,
+      "labels-file", &labels, "input-name", &input, "model-instance-id", &id,
+      "silent", &silent, NULL);
+  fail_unless_equals_string (model, "/m.onnx");
+  fail_unless_equals_string (config, "/c.xml");
+  fail_unless_equals_string (device, "GPU.1");
+  fail_unless_equals_int (threads, 3);
+  fail_unless_equals_int (interval, 4);
+  fail_unless_equals_string (mean, "1,2,3");
+  fail_unless_equals_string (scale, "4");
+  fail_unless (reverse);
+  fail_unless_equals_int (resize, 1);
+  fail_unless_equals_int (decoder, 2);
+  fail_unless_equals_float (threshold, 0.25f);
+  fail_unless_equals_string (labels, "/l.txt");
+  fail_unless_equals_string (input, "data");
+  fail_unless_equals_string (id, "cam");
+  fail_unless (!silent);
+  g_free (model);
+  g_free (config);
+  g_free (device);
+  g_free (mean);
+  g_free (scale);
+  g_free (labels);
+  g_free (input);
+  g_free (id);
+
+  /* NULL device means the default. */
+  g_object_set (e, "device", NULL, NULL);
+  g_object_get (e, "device", &device, NULL);
+  fail_unless_equals_string (device, "AUTO");
+  g_free (device);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Pre-processing against a naive reference                            */
+
+typedef struct
+{
+  GstVideoFormat format;
+  const gchar *colorimetry;     /* NULL: the default */
+  gdouble kr, kb;               /* YUV matrix */
+  gboolean full_range;
+} FrameCase;
+
+typedef struct
+{
+  const gchar *model;
+  gboolean nchw;
+  gint channels, height, width; /* height/width 0: the frame's */
+  ClinferElementType type;
+  const gchar *resize;
+  const gchar *mean, *scale;    /* properties */
+  gdouble mean_v[3], scale_v[3];
+  gboolean reverse;
+} ModelCase;
+
+static const FrameCase frame_cases[] = {
+  {GST_VIDEO_FORMAT_RGB},
+  {GST_VIDEO_FORMAT_BGR},
+  {GST_VIDEO_FORMAT_RGBx},
+  {GST_VIDEO_FORMAT_BGRx},
+  {GST_VIDEO_FORMAT_xRGB},
+  {GST_VIDEO_FORMAT_xBGR},
+  {GST_VIDEO_FORMAT_RGBA},
+  {GST_VIDEO_FORMAT_BGRA},
+  {GST_VIDEO_FORMAT_ARGB},
+  {GST_VIDEO_FORMAT_ABGR},
+  {GST_VIDEO_FORMAT_GRAY8},
+  {GST_VIDEO_FORMAT_NV12, "bt601", 0.299, 0.114, FALSE},
+  {GST_VIDEO_FORMAT_I420, "bt601", 0.299, 0.114, FALSE},
+  {GST_VIDEO_FORMAT_NV12, "bt709", 0.2126, 0.0722, FALSE},
+  {GST_VIDEO_FORMAT_I420, "1:4:0:0", 0.299, 0.114, TRUE},
+};
+
+static const ModelCase model_cases[] = {
+  {"identity-nchw-f32.onnx", TRUE, 3, 12, 16, CLINFER_TYPE_F32, "stretch",
+      "10,20,30", "2,4,8", {10, 20, 30}, {2, 4, 8}, FALSE},
+  {"identity-nhwc-f32.onnx", FALSE, 3, 10, 14, CLINFER_TYPE_F32, "letterbox",
+      "127.5", "127.5", {127.5, 127.5, 127.5}, {127.5, 127.5, 127.5}, TRUE},
+  {"identity-nchw-f16.onnx", TRUE, 3, 8, 10, CLINFER_TYPE_F16, "crop",
+      NULL, NULL, {0, 0, 0}, {1, 1, 1}, FALSE},
+  {"identity-nhwc-u8.onnx", FALSE, 3, 9, 7, CLINFER_TYPE_U8, "stretch",
+      NULL, NULL, {0, 0, 0}, {1, 1, 1}, TRUE},
+  {"identity-gray.onnx", TRUE, 1, 8, 8, CLINFER_TYPE_F32, "letterbox",
+      "100", "0.5", {100, 100, 100}, {0.5, 0.5, 0.5}, FALSE},
+  {"identity-dynamic.onnx", TRUE, 3, 0, 0, CLINFER_TYPE_F32, "crop",
+      "1,2,3", "3,2,1", {1, 2, 3}, {3, 2, 1}, FALSE},
+};
+
+/* Byte offsets of R, G, B and the pixel size, written out per format. */
+static void
+packed_layout (GstVideoFormat f, gint off[3], gint * pstride)
+{
+  static const struct
+  {
+    GstVideoFormat f;
+    gint r, g, b, ps;
+  } table[] = {
+    {GST_VIDEO_FORMAT_RGB, 0, 1, 2, 3}, {GST_VIDEO_FORMAT_BGR, 2, 1, 0, 3},
+    {GST_VIDEO_FORMAT_RGBx, 0, 1, 2, 4}, {GST_VIDEO_FORMAT_BGRx, 2, 1, 0, 4},
+    {GST_VIDEO_FORMAT_xRGB, 1, 2, 3, 4}, {GST_VIDEO_FORMAT_xBGR, 3, 2, 1, 4},
+    {GST_VIDEO_FORMAT_RGBA, 0, 1, 2, 4}, {GST_VIDEO_FORMAT_BGRA, 2, 1, 0, 4},
+    {GST_VIDEO_FORMAT_ARGB, 1, 2, 3, 4}, {GST_VIDEO_FORMAT_ABGR, 3, 2, 1, 4},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (table); i++) {
+    if (table[i].f == f) {
+      off[0] = table[i].r;
+      off[1] = table[i].g;
+      off[2] = table[i].b;
+      *pstride = table[i].ps;
+      return;
+    }
+  }
+  fail ("no packed layout for %s", gst_video_format_to_string (f));
+}
+
+static guint8
+px (const GstVideoFrame * f, gint plane, gint x, gint y)
+{
+  const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (f, plane);
+
+  return d[y * GST_VIDEO_FRAME_PLANE_STRIDE (f, plane) + x];
+}
+
+/* RGB (0..255) and luma of frame pixel (x, y), straight from the
+ * definitions. */
+static void
+ref_pixel (const GstVideoFrame * f, const FrameCase * fc, gint x, gint y,
+    gdouble rgb[3], gdouble * luma)
+{
+  GstVideoFormat fmt = GST_VIDEO_FRAME_FORMAT (f);
+  gint off[3], ps, i;
+  gdouble Y, U, V;
+
+  if (fmt == GST_VIDEO_FORMAT_GRAY8) {
+    rgb[0] = rgb[1] = rgb[2] = *luma = px (f, 0, x, y);
+    return;
+  }
+  if (fmt == GST_VIDEO_FORMAT_NV12 || fmt == GST_VIDEO_FORMAT_I420) {
+    Y = px (f, 0, x, y);
+    if (fmt == GST_VIDEO_FORMAT_NV12) {
+      U = px (f, 1, (x / 2) * 2, y / 2);
+      V = px (f, 1, (x / 2) * 2 + 1, y / 2);
+    } else {
+      U = px (f, 1, x / 2, y / 2);
+      V = px (f, 2, x / 2, y / 2);
+    }
+    if (!fc->full_range) {
+      Y = (Y - 16) * 255.0 / 219.0;
+      U = (U - 128) * 255.0 / 224.0;
+      V = (V - 128) * 255.0 / 224.0;
+    } else {
+      U -= 128;
+      V -= 128;
+    }
+    rgb[0] = Y + 2 * (1 - fc->kr) * V;
+    rgb[2] = Y + 2 * (1 - fc->kb) * U;
+    rgb[1] = (Y - fc->kr * rgb[0] - fc->kb * rgb[2]) / (1 - fc->kr - fc->kb);
+    for (i = 0; i < 3; i++)
+      rgb[i] = CLAMP (rgb[i], 0, 255);
+    *luma = CLAMP (Y, 0, 255);
+    return;
+  }
+  packed_layout (fmt, off, &ps);
+  for (i = 0; i < 3; i++) {
+    const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (f, 0);
+
+    rgb[i] = d[y * GST_VIDEO_FRAME_PLANE_STRIDE (f, 0) + x * ps + off[i]];
+  }
+  *luma = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2];
+}
+
+/* Expected model input value at channel @c, row @v, column @u. */
+static gdouble
+ref_value (const GstVideoFrame * f, const FrameCase * fc, const ModelCase * mc,
+    gint mw, gint mh, gint c, gint v, gint u)
+{
+  gint W = GST_VIDEO_FRAME_WIDTH (f), H = GST_VIDEO_FRAME_HEIGHT (f);
+  gdouble sx0 = 0, sy0 = 0, sw = W, sh = H;
+  gint dx0 = 0, dy0 = 0, dw = mw, dh = mh;
+  gdouble pix = 0;
+
+  if (strcmp (mc->resize, "letterbox") == 0) {
+    gdouble s = MIN ((gdouble) mw / W, (gdouble) mh / H);
+
+    dw = CLAMP ((gint) lround (W * s), 1, mw);
+    dh = CLAMP ((gint) lround (H * s), 1, mh);
+    dx0 = (mw - dw) / 2;
+    dy0 = (mh - dh) / 2;
+  } else if (strcmp (mc->resize, "crop") == 0) {
+    gdouble s = MAX ((gdouble) mw / W, (gdouble) mh / H);
+
+    sw = MIN (mw / s, (gdouble) W);
+    sh = MIN (mh / s, (gdouble) H);
+    sx0 = (W - sw) / 2;
+    sy0 = (H - sh) / 2;
+  }
+
+  if (u >= dx0 && u < dx0 + dw && v >= dy0 && v < dy0 + dh) {
+    gdouble x = sx0 + (u + 0.5 - dx0) * sw / dw - 0.5;
+    gdouble y = sy0 + (v + 0.5 - dy0) * sh / dh - 0.5;
+    gint x0, y0, x1, y1, k = mc->reverse ? 2 - c : c;
+    gdouble fx, fy, p[4], rgb[3], luma;
+
+    x = CLAMP (x, 0, W - 1);
+    y = CLAMP (y, 0, H - 1);
+    x0 = (gint) floor (x);
+    y0 = (gint) floor (y);
+    x1 = MIN (x0 + 1, W - 1);
+    y1 = MIN (y0 + 1, H - 1);
+    fx = x - x0;
+    fy = y - y0;
+    ref_pixel (f, fc, x0, y0, rgb, &luma);
+    p[0] = mc->channels == 1 ? luma : rgb[k];
+    ref_pixel (f, fc, x1, y0, rgb, &luma);
+    p[1] = mc->channels == 1 ? luma : rgb[k];
+    ref_pixel (f, fc, x0, y1, rgb, &luma);
+    p[2] = mc->channels == 1 ? luma : rgb[k];
+    ref_pixel (f, fc, x1, y1, rgb, &luma);
+    p[3] = mc->channels == 1 ? luma : rgb[k];
+    pix = (1 - fy) * ((1 - fx) * p[0] + fx * p[1])
+        + fy * ((1 - fx) * p[2] + fx * p[3]);
+  }
+  return (pix - mc->mean_v[c]) / mc->scale_v[c];
+}
+
+static gdouble
+tensor_value (const GstClinferTensor * t, gsize i)
+{
+  gconstpointer d = gst_clinfer_tensor_get_data (t, NULL);
+
+  switch (t->data_type) {
+    case GST_CLINFER_TENSOR_DATA_TYPE_F32:
+      return ((const gfloat *) d)[i];
+    case GST_CLINFER_TENSOR_DATA_TYPE_F16:
+      return clinfer_half_to_float (((const guint16 *) d)[i]);
+    case GST_CLINFER_TENSOR_DATA_TYPE_U8:
+      return ((const guint8 *) d)[i];
+    default:
+      fail ("unexpected tensor type %d", t->data_type);
+      return 0;
+  }
+}
+
+static void
+check_preprocess (const FrameCase * fc, const ModelCase * mc, gint width,
+    gint height)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstHarness *h;
+  GstElement *e;
+  GstBuffer *in, *out;
+  const GstClinferTensor *t;
+  gint mh, mw, c, v, u, n_bad = 0;
+  gdouble max_err = 0, tol;
+
+  gst_video_info_set_format (&info, fc->format, width, height);
+  if (fc->colorimetry != NULL)
+    fail_unless (gst_video_colorimetry_from_string (&info.colorimetry,
+            fc->colorimetry));
+  e = make_clinfer (mc->model, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "resize-method", mc->resize);
+  g_object_set (e, "reverse-channels", mc->reverse, "mean-values", mc->mean,
+      "scale-values", mc->scale, NULL);
+  h = test_harness_for (e);
+  set_video_caps (h, &info);
+  in = test_make_frame (&info, width * 31 + fc->format);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+
+  t = get_tensor (out, "out");
+  fail_unless (t != NULL);
+  mh = mc->height ? mc->height : height;
+  mw = mc->width ? mc->width : width;
+  fail_unless_equals_int (t->n_dims, 4);
+  fail_unless_equals_int (t->dims[0], 1);
+  fail_unless_equals_int (t->dims[mc->nchw ? 1 : 3], mc->channels);
+  fail_unless_equals_int (t->dims[mc->nchw ? 2 : 1], mh);
+  fail_unless_equals_int (t->dims[mc->nchw ? 3 : 2], mw);
+
+  fail_unless (gst_video_frame_map (&frame, &info, in, GST_MAP_READ));
+  for (c = 0; c < mc->channels; c++) {
+    for (v = 0; v < mh; v++) {
+      for (u = 0; u < mw; u++) {
+        gsize idx = mc->nchw ? ((gsize) c * mh + v) * mw + u
+            : ((gsize) v * mw + u) * mc->channels + c;
+        gdouble want = ref_value (&frame, fc, mc, mw, mh, c, v, u);
+        gdouble got = tensor_value (t, idx);
+        gdouble err = fabs (got - want);
+
+        if (mc->type == CLINFER_TYPE_U8) {
+          want = CLAMP (round (want), 0, 255);
+          err = fabs (got - want);
+          tol = 1.0;
+        } else if (mc->type == CLINFER_TYPE_F16) {
+          tol = 2e-3 * MAX (1.0, fabs (want));
+        } else {
+          tol = 1e-3 / mc->scale_v[c] + 1e-5 * fabs (want);
+        }
+        max_err = MAX (max_err, err);
+        if (err > tol && n_bad++ < 5)
+          GST_ERROR ("%s %s %dx%d: c=%d v=%d u=%d got %f want %f",
+              mc->model, gst_video_format_to_string (fc->format), width,
+              height, c, v, u, got, want);
+      }
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  fail_unless (n_bad == 0, "%s on %s %s %dx%d: %d values off (max error %g)",
+      mc->model, gst_video_format_to_string (fc->format),
+      GST_STR_NULL (fc->colorimetry), width, height, n_bad, max_err);
+
+  gst_buffer_unref (in);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_preprocess_every_format)
+{
+  static const gint sizes[][2] = { {23, 17}, {9, 7}, {64, 20} };
+  guint f, m, s;
+
+  for (m = 0; m < G_N_ELEMENTS (model_cases); m++)
+    for (f = 0; f < G_N_ELEMENTS (frame_cases); f++)
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+        check_preprocess (&frame_cases[f], &model_cases[m], sizes[s][0],
+            sizes[s][1]);
+}
+
+GST_END_TEST;
+
+/* The element's pre-processing of the photo equals the numpy one of
+ * scripts/preprocess-image.py (tests/data/astronaut-128.npy). */
+GST_START_TEST (test_preprocess_matches_numpy)
+{
+  g_autofree gchar *npy = test_data_path ("astronaut-128.npy");
+  ClinferTensor *ref;
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *out;
+  const GstClinferTensor *t;
+  const gfloat *got;
+  gint64 i, n;
+  gdouble max_err = 0;
+  GError *err = NULL;
+
+  ref = clinfer_npy_read (npy, &err);
+  fail_unless (ref != NULL, "%s", err ? err->message : "");
+  h = test_harness_for (make_clinfer ("identity-blazeface-input.onnx",
+          "mean-values=127.5 scale-values=127.5"));
+  out = test_load_astronaut (GST_VIDEO_FORMAT_RGB, &info);
+  set_video_caps (h, &info);
+  out = gst_harness_push_and_pull (h, out);
+  t = get_tensor (out, "out");
+  n = clinfer_tensor_get_n_elements (ref);
+  fail_unless_equals_int (gst_clinfer_tensor_get_n_elements (t), n);
+  got = gst_clinfer_tensor_get_data (t, NULL);
+  for (i = 0; i < n; i++)
+    max_err = MAX (max_err, fabs (got[i] - clinfer_tensor_get_as_double (ref,
+                i)));
+  GST_INFO ("max |element - numpy| = %g", max_err);
+  fail_unless (max_err <= 1e-5, "max error %g", max_err);
+  clinfer_tensor_unref (ref);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Tensor meta against clinfer-run                                     */
+
+GST_START_TEST (test_tensor_meta_matches_clinfer_run)
+{
+  const gchar *run = g_getenv ("CLINFER_RUN");
+  g_autofree gchar *model = test_models_path (FRONT_MODEL);
+  g_autofree gchar *npy = test_data_path ("astronaut-128.npy");
+  g_autofree gchar *dir = NULL;
+  g_autofree gchar *input_arg = NULL;
+  GstClinferTensorMeta *meta;
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *out;
+  GError *err = NULL;
+  gint status;
+  guint i;
+
+  if (run == NULL) {
+    GST_WARNING ("CLINFER_RUN not set: clinfer-run comparison skipped");
+    return;
+  }
+  dir = g_dir_make_tmp ("clinfer-gst-XXXXXX", &err);
+  fail_unless (dir != NULL);
+  input_arg = g_strdup_printf ("input:0=%s", npy);
+  {
+    const gchar *argv[] = { run, model, "--input", input_arg, "--output-dir",
+      dir, NULL
+    };
+    gchar *child_out = NULL, *child_err = NULL;
+
+    fail_unless (g_spawn_sync (NULL, (gchar **) argv, NULL,
+            G_SPAWN_DEFAULT, NULL, NULL, &child_out, &child_err, &status,
+            &err), "%s", err ? err->message : "");
+    fail_unless (g_spawn_check_wait_status (status, NULL), "clinfer-run: %s",
+        child_err);
+    g_free (child_out);
+    g_free (child_err);
+  }
+
+  h = test_harness_for (make_clinfer (model,
+          "mean-values=127.5 scale-values=127.5"));
+  out = test_load_astronaut (GST_VIDEO_FORMAT_RGB, &info);
+  set_video_caps (h, &info);
+  out = gst_harness_push_and_pull (h, out);
+  meta = gst_buffer_get_clinfer_tensor_meta (out);
+  fail_unless (meta != NULL);
+  fail_unless_equals_string (meta->model_name,
+      "face_detection_front_128x128_barracuda");
+  fail_unless_equals_int (gst_clinfer_tensor_meta_get_n_tensors (meta), 4);
+  for (i = 0; i < 4; i++) {
+    g_autofree gchar *name = g_strdup_printf ("output_%u.npy", i);
+    g_autofree gchar *path = g_build_filename (dir, name, NULL);
+    static const gchar *names[] = { "Identity:0", "Identity_1:0",
+      "Identity_2:0", "Identity_3:0"
+    };
+    const GstClinferTensor *t = gst_clinfer_tensor_meta_get_tensor (meta, i);
+    ClinferTensor *ref = clinfer_npy_read (path, &err);
+    const ClinferShape *shape;
+    const gfloat *got;
+    gdouble max_ref = 1, max_err = 0;
+    gint64 k, n;
+
+    fail_unless (ref != NULL, "%s", err ? err->message : "");
+    fail_unless_equals_string (t->name, names[i]);
+    fail_unless_equals_int (t->data_type, GST_CLINFER_TENSOR_DATA_TYPE_F32);
+    shape = clinfer_tensor_get_shape (ref);
+    fail_unless_equals_int (t->n_dims, shape->rank);
+    for (k = 0; k < shape->rank; k++)
+      fail_unless_equals_int64 (t->dims[k], shape->dims[k]);
+    n = clinfer_tensor_get_n_elements (ref);
+    got = gst_clinfer_tensor_get_data (t, NULL);
+    for (k = 0; k < n; k++) {
+      gdouble r = clinfer_tensor_get_as_double (ref, k);
+
+      max_ref = MAX (max_ref, fabs (r));
+      max_err = MAX (max_err, fabs (got[k] - r));
+    }
+    /* Same engine; the inputs differ only by float vs double rounding in
+     * pre-processing (test_preprocess_matches_numpy: <= 1e-5). */
+    fail_unless (max_err <= 1e-3 * max_ref, "%s: max error %g (max %g)",
+        names[i], max_err, max_ref);
+    clinfer_tensor_unref (ref);
+    g_unlink (path);
+  }
+  g_rmdir (dir);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* BlazeFace on the photo against ONNX Runtime + reference decoding   */
+
+typedef struct
+{
+  gdouble score, box[4], kp[12];
+} ExpectedFace;
+
+/* Lines of tests/data/gst/@file whose first field is @key. */
+static GArray *
+read_expected (const gchar * file, const gchar * key)
+{
+  g_autofree gchar *rel = g_build_filename ("gst", file, NULL);
+  g_autofree gchar *path = test_data_path (rel);
+  g_autofree gchar *text = NULL;
+  GArray *faces = g_array_new (FALSE, TRUE, sizeof (ExpectedFace));
+  gchar **lines;
+  guint i;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL), "%s", path);
+  lines = g_strsplit (text, "\n", -1);
+  for (i = 0; lines[i] != NULL; i++) {
+    gchar **f = g_strsplit (lines[i], " ", -1);
+    ExpectedFace e;
+    gint k;
+
+    if (lines[i][0] != '#' && g_strv_length (f) == 18
+        && strcmp (f[0], key) == 0) {
+      e.score = g_ascii_strtod (f[1], NULL);
+      for (k = 0; k < 4; k++)
+        e.box[k] = g_ascii_strtod (f[2 + k], NULL);
+      for (k = 0; k < 12; k++)
+        e.kp[k] = g_ascii_strtod (f[6 + k], NULL);
+      g_array_append_val (faces, e);
+    }
+    g_strfreev (f);
+  }
+  g_strfreev (lines);
+  fail_unless (faces->len > 0, "no expected faces for %s in %s", key, path);
+  return faces;
+}
+
+/* Checks @roi against @e (in frame pixels); @tol in pixels. */
+static void
+check_face (GstVideoRegionOfInterestMeta * roi, const ExpectedFace * e,
+    gdouble tol, gdouble score_tol)
+{
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi,
+      "detection");
+  const GValue *kp;
+  gdouble confidence;
+  gint label_id;
+  guint k;
+
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get_double (s, "confidence", &confidence));
+  fail_unless (gst_structure_get_int (s, "label_id", &label_id));
+  fail_unless_equals_int (label_id, 0);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"), "face");
+  fail_unless (fabs (confidence - e->score) <= score_tol, "score %f, "
+      "expected %f", confidence, e->score);
+  fail_unless (fabs (roi->x - e->box[0]) <= tol + 0.5, "x %u vs %f", roi->x,
+      e->box[0]);
+  fail_unless (fabs (roi->y - e->box[1]) <= tol + 0.5, "y %u vs %f", roi->y,
+      e->box[1]);
+  fail_unless (fabs (roi->x + roi->w - e->box[2]) <= tol + 0.5, "x1 %u vs %f",
+      roi->x + roi->w, e->box[2]);
+  fail_unless (fabs (roi->y + roi->h - e->box[3]) <= tol + 0.5, "y1 %u vs %f",
+      roi->y + roi->h, e->box[3]);
+  kp = gst_structure_get_value (s, "keypoints");
+  fail_unless (kp != NULL && GST_VALUE_HOLDS_ARRAY (kp));
+  fail_unless_equals_int (gst_value_array_get_size (kp), 12);
+  for (k = 0; k < 12; k++) {
+    gdouble v = g_value_get_double (gst_value_array_get_value (kp, k));
+
+    fail_unless (fabs (v - e->kp[k]) <= tol, "key point value %u: %f vs %f",
+        k, v, e->kp[k]);
+  }
+}
+
+static void
+check_astronaut (const gchar * model_rel, GstVideoFormat format, gdouble tol,
+    gdouble score_tol)
+{
+  g_autofree gchar *model = test_models_path (model_rel);
+  g_autofree gchar *key = g_path_get_basename (model);
+  GArray *expected = read_expected ("astronaut-blazeface-expected.txt", key);
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *out;
+  GPtrArray *rois;
+  guint i;
+
+  h = test_harness_for (make_clinfer (model, "decoder=blazeface"));
+  out = test_load_astronaut (format, &info);
+  set_video_caps (h, &info);
+  out = gst_harness_push_and_pull (h, out);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, expected->len);
+  for (i = 0; i < rois->len; i++)
+    check_face (g_ptr_array_index (rois, i), &g_array_index (expected,
+            ExpectedFace, i), tol, score_tol);
+  /* The description of the face. */
+  {
+    GstVideoRegionOfInterestMeta *roi = g_ptr_array_index (rois, 0);
+
+    fail_unless (test_roi_confidence (roi) > 0.85);
+    fail_unless (fabs ((roi->x + roi->w / 2.0) / 512 - 0.44) < 0.02);
+    fail_unless (fabs ((roi->y + roi->h / 2.0) / 512 - 0.25) < 0.02);
+    fail_unless (fabs (roi->w / 512.0 - 0.19) < 0.03);
+  }
+  g_ptr_array_unref (rois);
+  g_array_unref (expected);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_blazeface_astronaut_front)
+{
+  check_astronaut (FRONT_MODEL, GST_VIDEO_FORMAT_RGB, 0.5, 0.002);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_blazeface_astronaut_back)
+{
+  check_astronaut (BACK_MODEL, GST_VIDEO_FORMAT_RGB, 0.5, 0.002);
+}
+
+GST_END_TEST;
+
+/* Through videoconvert's YUV and packed formats the face is the same
+ * within a few pixels (colour conversion rounding). */
+GST_START_TEST (test_blazeface_astronaut_formats)
+{
+  check_astronaut (FRONT_MODEL, GST_VIDEO_FORMAT_BGRx, 0.5, 0.002);
+  check_astronaut (FRONT_MODEL, GST_VIDEO_FORMAT_NV12, 3.0, 0.03);
+  check_astronaut (FRONT_MODEL, GST_VIDEO_FORMAT_I420, 3.0, 0.03);
+}
+
+GST_END_TEST;
+
+/* The demo's pipeline: PNG, imagefreeze, clinfer, clinferoverlay. */
+GST_START_TEST (test_pipeline_png_overlay)
+{
+  g_autofree gchar *png = test_data_path ("astronaut.png");
+  g_autofree gchar *model = test_models_path (FRONT_MODEL);
+  g_autofree gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! pngdec "
+      "! imagefreeze num-buffers=3 ! videoconvert ! clinfer model=\"%s\" "
+      "decoder=blazeface silent=false ! queue ! clinferoverlay ! videoconvert "
+      "! fakesink", png, model);
+  GstMessage *msg = test_run_pipeline (desc, 60);
+
+  fail_unless (msg != NULL);
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Decoders on synthetic models                                        */
+
+static GstBuffer *
+push_frame (GstHarness * h, gint width, gint height)
+{
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, width, height);
+  set_video_caps (h, &info);
+  return gst_harness_push_and_pull (h, test_make_frame (&info, 7));
+}
+
+static void
+check_synthetic_faces (const gchar * resize, gdouble threshold, gint width,
+    gint height)
+{
+  GstHarness *h;
+  GstBuffer *out;
+  GPtrArray *rois;
+  GArray *expected;
+  g_autofree gchar *key = g_strdup_printf ("%.2f", threshold);
+  g_autofree gchar *args = NULL;
+  gdouble sx0 = 0, sy0 = 0, sw = width, sh = height, dx0 = 0, dy0 = 0;
+  gdouble dw = 128, dh = 128;
+  guint i, k;
+
+  /* Model pixels (128x128) to frame pixels, written out per method. */
+  if (strcmp (resize, "letterbox") == 0) {
+    gdouble s = MIN (128.0 / width, 128.0 / height);
+
+    dw = lround (width * s);
+    dh = lround (height * s);
+    dx0 = (gint) (128 - dw) / 2;
+    dy0 = (gint) (128 - dh) / 2;
+  } else if (strcmp (resize, "crop") == 0) {
+    gdouble s = MAX (128.0 / width, 128.0 / height);
+
+    sw = 128 / s;
+    sh = 128 / s;
+    sx0 = (width - sw) / 2;
+    sy0 = (height - sh) / 2;
+  }
+  expected = read_expected ("blazeface-synthetic-expected.txt", key);
+  for (i = 0; i < expected->len; i++) {
+    ExpectedFace *e = &g_array_index (expected, ExpectedFace, i);
+
+    /* Boxes are clipped to the frame, key points are not. */
+    for (k = 0; k < 4; k++) {
+      e->box[k] = k % 2 == 0 ? sx0 + (e->box[k] * 128 - dx0) * sw / dw
+          : sy0 + (e->box[k] * 128 - dy0) * sh / dh;
+      e->box[k] = CLAMP (e->box[k], 0, k % 2 == 0 ? width : height);
+    }
+    for (k = 0; k < 12; k++) {
+      e->kp[k] = k % 2 == 0 ? sx0 + (e->kp[k] * 128 - dx0) * sw / dw
+          : sy0 + (e->kp[k] * 128 - dy0) * sh / dh;
+    }
+  }
+
+  args = g_strdup_printf ("decoder=blazeface resize-method=%s threshold=%s",
+      resize, key);
+  h = test_harness_for (make_clinfer ("blazeface-synthetic.onnx", args));
+  out = push_frame (h, width, height);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, expected->len);
+  for (i = 0; i < rois->len; i++)
+    check_face (g_ptr_array_index (rois, i), &g_array_index (expected,
+            ExpectedFace, i), 1e-3, 1e-4);
+  g_ptr_array_unref (rois);
+  g_array_unref (expected);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_decoder_blazeface_synthetic)
+{
+  check_synthetic_faces ("stretch", 0.5, 128, 128);
+  check_synthetic_faces ("stretch", 0.3, 128, 128);
+  check_synthetic_faces ("stretch", 0.5, 256, 128);
+  check_synthetic_faces ("letterbox", 0.5, 640, 480);
+  check_synthetic_faces ("crop", 0.5, 640, 480);
+  check_synthetic_faces ("letterbox", 0.3, 480, 640);
+}
+
+GST_END_TEST;
+
+static void
+check_detection (GstVideoRegionOfInterestMeta * roi, const gchar * type,
+    gdouble confidence, gint label_id, guint x, guint y, guint w, guint hh)
+{
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi,
+      "detection");
+  gdouble c;
+  gint id;
+
+  fail_unless (s != NULL);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), type);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"), type);
+  fail_unless (gst_structure_get_double (s, "confidence", &c));
+  fail_unless (fabs (c - confidence) < 1e-6);
+  fail_unless (gst_structure_get_int (s, "label_id", &id));
+  fail_unless_equals_int (id, label_id);
+  fail_unless_equals_int (roi->x, x);
+  fail_unless_equals_int (roi->y, y);
+  fail_unless_equals_int (roi->w, w);
+  fail_unless_equals_int (roi->h, hh);
+}
+
+GST_START_TEST (test_decoder_ssd)
+{
+  g_autofree gchar *labels = test_data_path ("gst/labels.txt");
+  GstHarness *h;
+  GstElement *e;
+  GstBuffer *out;
+  GPtrArray *rois;
+
+  /* Rows: (1, 0.9, box .1 .2 .5 .6), (2, 0.3), (0, 0.75, box .5 .5 .9 1),
+   * end marker, (1, 0.99) after the end. Frame 100x50, stretch. */
+  e = make_clinfer ("ssd.onnx", "decoder=ssd");
+  g_object_set (e, "labels-file", labels, NULL);
+  h = test_harness_for (e);
+  out = push_frame (h, 100, 50);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, 2);
+  check_detection (g_ptr_array_index (rois, 0), "person", 0.9, 1, 10, 10, 40,
+      20);
+  check_detection (g_ptr_array_index (rois, 1), "background", 0.75, 0, 50, 25,
+      40, 25);
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* Lower threshold, no labels file. */
+  h = test_harness_for (make_clinfer ("ssd.onnx", "decoder=ssd threshold=0.2"));
+  out = push_frame (h, 100, 50);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, 3);
+  check_detection (g_ptr_array_index (rois, 0), "class1", 0.9, 1, 10, 10, 40,
+      20);
+  check_detection (g_ptr_array_index (rois, 2), "class2", 0.3, 2, 0, 0, 100,
+      50);
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+check_classification (const gchar * model, const gchar * labels,
+    const gchar * label, gint label_id, gdouble confidence)
+{
+  GstHarness *h;
+  GstElement *e;
+  GstBuffer *out;
+  GPtrArray *rois;
+  GstVideoRegionOfInterestMeta *roi;
+  GstStructure *s;
+  gdouble c;
+  gint id;
+
+  e = make_clinfer (model, "decoder=classification");
+  g_object_set (e, "labels-file", labels, NULL);
+  h = test_harness_for (e);
+  out = push_frame (h, 40, 30);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, 1);
+  roi = g_ptr_array_index (rois, 0);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), label);
+  fail_unless (roi->x == 0 && roi->y == 0 && roi->w == 40 && roi->h == 30);
+  s = gst_video_region_of_interest_meta_get_param (roi, "classification");
+  fail_unless (s != NULL);
+  fail_unless_equals_string (gst_structure_get_string (s, "label"), label);
+  fail_unless (gst_structure_get_int (s, "label_id", &id));
+  fail_unless_equals_int (id, label_id);
+  fail_unless (gst_structure_get_double (s, "confidence", &c));
+  fail_unless (fabs (c - confidence) < 1e-6, "%f vs %f", c, confidence);
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_decoder_classification)
+{
+  g_autofree gchar *labels = test_data_path ("gst/labels.txt");
+  gdouble logits[] = { 0.5, 2.0, -1.0, 3.0, 1.0 }, denom = 0;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (logits); i++)
+    denom += exp (logits[i] - 3.0);
+  /* Logits: softmax applied; 3 labels only, so class 3 has no label. */
+  check_classification ("classification-logits.onnx", labels, "class3", 3,
+      1.0 / denom);
+  /* Already a distribution: taken as it is. */
+  check_classification ("classification-probs.onnx", labels, "person", 1,
+      (gfloat) 0.6);
+  check_classification ("classification-probs.onnx", NULL, "class1", 1,
+      (gfloat) 0.6);
+}
+
+GST_END_TEST;
+
+/* Normalisation from the model metadata unless the properties say
+ * otherwise. */
+GST_START_TEST (test_metadata_mean_scale)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  const GstClinferTensor *t;
+  const gfloat *d;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 6, 6);
+  in = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (in, 0, 100, info.size);
+
+  h = test_harness_for (make_clinfer ("identity-metadata.onnx", NULL));
+  set_video_caps (h, &info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  t = get_tensor (out, "out");
+  d = gst_clinfer_tensor_get_data (t, NULL);
+  /* mean_values 10,20,30, scale_values 2 (NCHW). */
+  fail_unless_equals_float (d[0], 45.f);
+  fail_unless_equals_float (d[36], 40.f);
+  fail_unless_equals_float (d[72], 35.f);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* An explicit mean wins; the scale still comes from the metadata. */
+  h = test_harness_for (make_clinfer ("identity-metadata.onnx", "mean-values=0"));
+  set_video_caps (h, &info);
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  t = get_tensor (out, "out");
+  d = gst_clinfer_tensor_get_data (t, NULL);
+  fail_unless_equals_float (d[0], 50.f);
+  fail_unless_equals_float (d[107], 50.f);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_buffer_unref (in);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_multi_input)
+{
+  GstHarness *h;
+  GstBuffer *out;
+  const GstClinferTensor *img, *aux;
+  const gfloat *d;
+  guint i;
+
+  h = test_harness_for (make_clinfer ("multi-input.onnx",
+          "input-name=image mean-values=0 scale-values=1"));
+  out = push_frame (h, 8, 8);
+  img = get_tensor (out, "image_out");
+  aux = get_tensor (out, "aux_out");
+  fail_unless (img != NULL && aux != NULL);
+  fail_unless_equals_int (img->dims[1], 3);
+  d = gst_clinfer_tensor_get_data (aux, NULL);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_float (d[i], 0.f);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Streaming behaviour                                                 */
+
+GST_START_TEST (test_inference_interval)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 32, 24);
+  h = test_harness_for (make_clinfer ("identity-nchw-f32.onnx",
+          "inference-interval=3"));
+  set_video_caps (h, &info);
+  for (i = 0; i < 7; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, test_make_frame (&info, i));
+
+    fail_unless_equals_int (gst_buffer_get_clinfer_tensor_meta (out) != NULL,
+        i % 3 == 0);
+    gst_buffer_unref (out);
+  }
+  /* A flush starts counting again: the next frame is inferred. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  {
+    GstSegment segment;
+    GstBuffer *out;
+
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+    out = gst_harness_push_and_pull (h, test_make_frame (&info, 9));
+    fail_unless (gst_buffer_get_clinfer_tensor_meta (out) != NULL);
+    gst_buffer_unref (out);
+  }
+  /* A change while playing applies at once. */
+  g_object_set (h->element, "inference-interval", 1, NULL);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *out = gst_harness_push_and_pull (h, test_make_frame (&info, i));
+
+    fail_unless (gst_buffer_get_clinfer_tensor_meta (out) != NULL);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_last_message)
+{
+  GstHarness *h;
+  GstBuffer *out;
+  gchar *msg;
+
+  h = test_harness_for (make_clinfer ("ssd.onnx", "silent=false decoder=ssd"));
+  out = push_frame (h, 100, 50);
+  g_object_get (h->element, "last-message", &msg, NULL);
+  fail_unless (msg != NULL);
+  fail_unless (strstr (msg, "2 regions: class1 confidence=0.900 x=10 y=10 "
+          "w=40 h=20; class0 confidence=0.750") != NULL, "%s", msg);
+  g_free (msg);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* model, mean-values and decoder changed in PLAYING apply to the next
+ * frame. */
+GST_START_TEST (test_change_model_while_playing)
+{
+  g_autofree gchar *nhwc = test_data_path ("gst/identity-nhwc-f32.onnx");
+  g_autofree gchar *ssd = test_data_path ("gst/ssd.onnx");
+  GstHarness *h;
+  GstBuffer *out;
+  const GstClinferTensor *t;
+
+  h = test_harness_for (make_clinfer ("identity-nchw-f32.onnx", NULL));
+  out = push_frame (h, 20, 20);
+  t = get_tensor (out, "out");
+  fail_unless_equals_int (t->dims[1], 3);
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "model", nhwc, "mean-values", "255", NULL);
+  out = push_frame (h, 20, 20);
+  t = get_tensor (out, "out");
+  fail_unless_equals_int (t->dims[3], 3);
+  fail_unless (((const gfloat *) gst_clinfer_tensor_get_data (t, NULL))[0]
+      <= 0.f);
+  fail_unless_equals_string (gst_buffer_get_clinfer_tensor_meta (out)->
+      model_name, "identity-nhwc-f32");
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "model", ssd, NULL);
+  gst_util_set_object_arg (G_OBJECT (h->element), "decoder", "ssd");
+  out = push_frame (h, 20, 20);
+  fail_unless (get_tensor (out, "detection_out") != NULL);
+  {
+    GPtrArray *rois = test_get_rois (out);
+
+    fail_unless_equals_int (rois->len, 2);
+    g_ptr_array_unref (rois);
+  }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gint n_compiled, n_shared;
+
+static void
+count_model_logs (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer user_data)
+{
+  const gchar *text;
+
+  if (strcmp (gst_debug_category_get_name (category), "clinfer") != 0)
+    return;
+  text = gst_debug_message_get (message);
+  if (g_str_has_prefix (text, "compiled "))
+    g_atomic_int_inc (&n_compiled);
+  else if (g_str_has_prefix (text, "sharing the compiled model"))
+    g_atomic_int_inc (&n_shared);
+}
+
+GST_START_TEST (test_model_instance_id)
+{
+  g_autofree gchar *model = test_models_path (FRONT_MODEL);
+  GstHarness *h1, *h2, *h3;
+  GstBuffer *out1, *out2, *out3;
+  GstVideoInfo info;
+  GstBus *bus;
+  GstMessage *msg;
+  GPtrArray *rois;
+
+  gst_debug_set_threshold_for_name ("clinfer", GST_LEVEL_INFO);
+  gst_debug_add_log_function (count_model_logs, NULL, NULL);
+  n_compiled = n_shared = 0;
+
+  h1 = test_harness_for (make_clinfer (model,
+          "model-instance-id=faces decoder=blazeface"));
+  h2 = test_harness_for (make_clinfer (model,
+          "model-instance-id=faces decoder=blazeface"));
+  fail_unless_equals_int (g_atomic_int_get (&n_compiled), 1);
+  fail_unless_equals_int (g_atomic_int_get (&n_shared), 1);
+
+  /* Each element has its own request: both give the face. */
+  out1 = test_load_astronaut (GST_VIDEO_FORMAT_RGB, &info);
+  out2 = gst_buffer_copy_deep (out1);
+  set_video_caps (h1, &info);
+  set_video_caps (h2, &info);
+  out1 = gst_harness_push_and_pull (h1, out1);
+  out2 = gst_harness_push_and_pull (h2, out2);
+  rois = test_get_rois (out1);
+  fail_unless_equals_int (rois->len, 1);
+  g_ptr_array_unref (rois);
+  rois = test_get_rois (out2);
+  fail_unless_equals_int (rois->len, 1);
+  g_ptr_array_unref (rois);
+
+  /* Same id, other model: a warning, and a private model. */
+  {
+    GstElement *e = make_clinfer ("identity-nchw-f32.onnx",
+        "model-instance-id=faces");
+
+    bus = gst_bus_new ();
+    gst_element_set_bus (e, bus);
+    h3 = test_harness_for (e);
+  }
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  fail_unless_equals_int (g_atomic_int_get (&n_compiled), 2);
+  out3 = push_frame (h3, 16, 16);
+  fail_unless (get_tensor (out3, "out") != NULL);
+
+  gst_debug_remove_log_function (count_model_logs);
+  gst_debug_set_threshold_for_name ("clinfer", GST_LEVEL_NONE);
+  gst_buffer_unref (out1);
+  gst_buffer_unref (out2);
+  gst_buffer_unref (out3);
+  gst_harness_teardown (h1);
+  gst_harness_teardown (h2);
+  gst_harness_teardown (h3);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_state_cycling)
+{
+  GstVideoInfo info;
+  GstHarness *h;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_NV12, 32, 24);
+  h = test_harness_for (make_clinfer ("blazeface-synthetic.onnx",
+          "decoder=blazeface"));
+  for (i = 0; i < 5; i++) {
+    GstBuffer *out;
+    GPtrArray *rois;
+
+    set_video_caps (h, &info);
+    out = gst_harness_push_and_pull (h, test_make_frame (&info, i));
+    rois = test_get_rois (out);
+    fail_unless_equals_int (rois->len, 2);
+    g_ptr_array_unref (rois);
+    gst_buffer_unref (out);
+    fail_unless_equals_int (gst_element_set_state (h->element,
+            GST_STATE_READY), GST_STATE_CHANGE_SUCCESS);
+    fail_unless_equals_int (gst_element_set_state (h->element,
+            i % 2 ? GST_STATE_PAUSED : GST_STATE_NULL),
+        GST_STATE_CHANGE_SUCCESS);
+    gst_harness_play (h);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Resolution change mid-stream: boxes follow the new size; a model with
+ * dynamic height/width gets tensors of the new size. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h;
+  GstBuffer *out;
+  GPtrArray *rois;
+  GstVideoRegionOfInterestMeta *roi;
+  guint x_small, x_big;
+
+  h = test_harness_for (make_clinfer ("blazeface-synthetic.onnx",
+          "decoder=blazeface"));
+  out = push_frame (h, 64, 64);
+  rois = test_get_rois (out);
+  roi = g_ptr_array_index (rois, 0);
+  x_small = roi->x;
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  out = push_frame (h, 256, 128);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, 2);
+  roi = g_ptr_array_index (rois, 0);
+  x_big = roi->x;
+  fail_unless (abs ((gint) x_big - 4 * (gint) x_small) <= 3, "%u vs %u",
+      x_big, x_small);
+  fail_unless (roi->y + roi->h <= 128);
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = test_harness_for (make_clinfer ("identity-dynamic.onnx", NULL));
+  out = push_frame (h, 20, 10);
+  fail_unless_equals_int (get_tensor (out, "out")->dims[3], 20);
+  gst_buffer_unref (out);
+  out = push_frame (h, 12, 30);
+  fail_unless_equals_int (get_tensor (out, "out")->dims[2], 30);
+  fail_unless_equals_int (get_tensor (out, "out")->dims[3], 12);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The metas survive queue, tee, videoconvert and videoscale; videoscale
+ * scales the boxes. */
+GST_START_TEST (test_meta_survives_pipeline)
+{
+  g_autofree gchar *model = test_data_path ("gst/blazeface-synthetic.onnx");
+  g_autofree gchar *desc = g_strdup_printf ("clinfer model=\"%s\" "
+      "decoder=blazeface ! queue ! tee ! videoconvert ! "
+      "capsfilter caps=video/x-raw,format=I420 ! videoscale ! "
+      "capsfilter caps=video/x-raw,width=64,height=64", model);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstVideoInfo info;
+  GstBuffer *out;
+  GstClinferTensorMeta *meta;
+  GPtrArray *rois;
+  GstVideoRegionOfInterestMeta *roi;
+  GstHarness *ref;
+  GstBuffer *ref_out;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 128, 128);
+  set_video_caps (h, &info);
+  out = gst_harness_push_and_pull (h, test_make_frame (&info, 3));
+  meta = gst_buffer_get_clinfer_tensor_meta (out);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->n_tensors, 4);
+  fail_unless_equals_int (meta->tensors[0].dims[1], 512);
+  rois = test_get_rois (out);
+  fail_unless_equals_int (rois->len, 2);
+  roi = g_ptr_array_index (rois, 0);
+
+  /* Against the same frame without scaling. */
+  ref = test_harness_for (make_clinfer (model, "decoder=blazeface"));
+  set_video_caps (ref, &info);
+  ref_out = gst_harness_push_and_pull (ref, test_make_frame (&info, 3));
+  {
+    GPtrArray *ref_rois = test_get_rois (ref_out);
+    GstVideoRegionOfInterestMeta *r = g_ptr_array_index (ref_rois, 0);
+
+    fail_unless (abs ((gint) roi->x - (gint) r->x / 2) <= 1);
+    fail_unless (abs ((gint) roi->w - (gint) r->w / 2) <= 1);
+    g_ptr_array_unref (ref_rois);
+  }
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (ref_out);
+  gst_buffer_unref (out);
+  gst_harness_teardown (ref);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+/* Runs videotestsrc ! clinfer @props ! fakesink and checks the first
+ * error: domain, code, and that its message contains @needle(s). */
+static void
+expect_error (const gchar * props, GQuark domain, gint code,
+    const gchar * needle, const gchar * needle2)
+{
+  g_autofree gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,width=32,height=24 ! clinfer name=c %s ! fakesink", props);
+  GstMessage *msg = test_run_pipeline (desc, 30);
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  fail_unless (msg != NULL, "%s: no message", props);
+  fail_unless (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR, "%s: no error",
+      props);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless_equals_string (GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)), "c");
+  fail_unless (err->domain == domain && err->code == code,
+      "%s: got %s %d: %s", props, g_quark_to_string (err->domain), err->code,
+      err->message);
+  fail_unless (strstr (err->message, needle) != NULL, "%s: '%s' not in '%s'",
+      props, needle, err->message);
+  fail_unless (needle2 == NULL || strstr (err->message, needle2) != NULL,
+      "%s: '%s' not in '%s'", props, needle2, err->message);
+  g_clear_error (&err);
+  g_free (debug);
+  gst_message_unref (msg);
+}
+
+GST_START_TEST (test_errors)
+{
+  g_autofree gchar *gst_dir = test_data_path ("gst");
+  g_autofree gchar *unknown = test_data_path ("errors/unknown-op.onnx");
+  g_autofree gchar *tmp_dir = g_dir_make_tmp ("clinfer-gst-XXXXXX", NULL);
+  g_autofree gchar *corrupt = g_build_filename (tmp_dir, "corrupt.onnx", NULL);
+  g_autofree gchar *config = g_build_filename (tmp_dir, "layers.xml", NULL);
+  gchar *p;
+
+#define MODEL(name) g_strdup_printf ("model=\"%s/%s\"", gst_dir, name)
+  fail_unless (g_file_set_contents (corrupt, "this is not a model", -1, NULL));
+  fail_unless (g_file_set_contents (config, "<CustomLayer/>", -1, NULL));
+
+  expect_error ("", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "property 'model'", NULL);
+  expect_error ("model=/nonexistent/face.onnx", GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, "/nonexistent/face.onnx", NULL);
+  p = g_strdup_printf ("model=\"%s\"", corrupt);
+  expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, corrupt,
+      NULL);
+  g_free (p);
+  p = g_strdup_printf ("model=\"%s\"", unknown);
+  expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "FrobnicateTensor", "mystery");
+  g_free (p);
+
+  p = MODEL ("ssd.onnx");
+  {
+    gchar *q = g_strdup_printf ("%s device=GPU", p);
+
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "GPU",
+        NULL);
+    g_free (q);
+    q = g_strdup_printf ("%s device=TPU", p);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "TPU",
+        NULL);
+    g_free (q);
+    q = g_strdup_printf ("%s config-file=/nonexistent/layers.xml", p);
+    expect_error (q, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "/nonexistent/layers.xml", "config-file");
+    g_free (q);
+    /* The engine cannot load custom layers yet: the file is named. */
+    q = g_strdup_printf ("%s config-file=\"%s\"", p, config);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, config,
+        NULL);
+    g_free (q);
+    q = g_strdup_printf ("%s labels-file=/nonexistent/labels.txt", p);
+    expect_error (q, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "/nonexistent/labels.txt", NULL);
+    g_free (q);
+    q = g_strdup_printf ("%s mean-values=abc", p);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "mean-values", "abc");
+    g_free (q);
+    q = g_strdup_printf ("%s mean-values=1,2", p);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "mean-values", "1 or 3");
+    g_free (q);
+    q = g_strdup_printf ("%s scale-values=0", p);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "scale-values", NULL);
+    g_free (q);
+  }
+  g_free (p);
+
+  p = MODEL ("rank2.onnx");
+  expect_error (p, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "cannot be fed from video", "1x10");
+  g_free (p);
+  p = MODEL ("multi-input.onnx\" input-name=\"nope");
+  expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "nope",
+      "input-name");
+  g_free (p);
+  p = MODEL ("multi-input.onnx\" input-name=\"aux");
+  expect_error (p, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "aux", NULL);
+  g_free (p);
+  p = MODEL ("identity-nchw-f32.onnx\" decoder=\"ssd");
+  expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "ssd",
+      "1x3x12x16");
+  g_free (p);
+  p = MODEL ("identity-nchw-f32.onnx\" decoder=\"blazeface");
+  expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "blazeface",
+      NULL);
+  g_free (p);
+#undef MODEL
+
+  g_unlink (corrupt);
+  g_unlink (config);
+  g_rmdir (tmp_dir);
+}
+
+GST_END_TEST;
+
+/* A model changed in PLAYING to one that cannot be read: an error at the
+ * next frame, not a crash; the element recovers with a good model. */
+GST_START_TEST (test_error_model_change_while_playing)
+{
+  g_autofree gchar *good = test_data_path ("gst/identity-nchw-f32.onnx");
+  GstHarness *h;
+  GstBuffer *out;
+  GstVideoInfo info;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GstElement *e = make_clinfer ("identity-nchw-f32.onnx", NULL);
+
+  gst_element_set_bus (e, bus);
+  h = test_harness_for (e);
+  out = push_frame (h, 16, 16);
+  gst_buffer_unref (out);
+
+  g_object_set (h->element, "model", "/nonexistent/model.onnx", NULL);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 16, 16);
+  fail_unless_equals_int (gst_harness_push (h, test_make_frame (&info, 1)),
+      GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+
+  g_object_set (h->element, "model", good, NULL);
+  out = gst_harness_push_and_pull (h, test_make_frame (&info, 2));
+  fail_unless (get_tensor (out, "out") != NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+static Suite *
+clinfer_suite (void)
+{
+  Suite *s = suite_create ("clinfer");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_set_timeout (tc, 240);
+  tcase_add_test (tc, test_properties_defaults);
+  tcase_add_test (tc, test_properties_round_trip);
+  tcase_add_test (tc, test_preprocess_every_format);
+  tcase_add_test (tc, test_preprocess_matches_numpy);
+  tcase_add_test (tc, test_tensor_meta_matches_clinfer_run);
+  tcase_add_test (tc, test_blazeface_astronaut_front);
+  tcase_add_test (tc, test_blazeface_astronaut_back);
+  tcase_add_test (tc, test_blazeface_astronaut_formats);
+  tcase_add_test (tc, test_pipeline_png_overlay);
+  tcase_add_test (tc, test_decoder_blazeface_synthetic);
+  tcase_add_test (tc, test_decoder_ssd);
+  tcase_add_test (tc, test_decoder_classification);
+  tcase_add_test (tc, test_metadata_mean_scale);
+  tcase_add_test (tc, test_multi_input);
+  tcase_add_test (tc, test_inference_interval);
+  tcase_add_test (tc, test_last_message);
+  tcase_add_test (tc, test_change_model_while_playing);
+  tcase_add_test (tc, test_model_instance_id);
+  tcase_add_test (tc, test_state_cycling);
+  tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_meta_survives_pipeline);
+  tcase_add_test (tc, test_errors);
+  tcase_add_test (tc, test_error_model_change_while_playing);
+  return s;
+}
+
+GST_CHECK_MAIN (clinfer);

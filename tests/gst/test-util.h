@@ -1,0 +1,36 @@
+/* Helpers shared by the element tests: test data paths, synthetic and
+ * decoded frames, running a pipeline to its end. */
+#pragma once
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* (transfer full) tests/data/<rel> and models/<rel> in the source tree. */
+gchar *test_data_path (const gchar * rel);
+gchar *test_models_path (const gchar * rel);
+
+/* (transfer full) A frame of @info filled with pseudo-random bytes from
+ * @seed (every plane, padding included). */
+GstBuffer *test_make_frame (const GstVideoInfo * info, guint32 seed);
+
+/* (transfer full) tests/data/astronaut.png decoded by pngdec + videoconvert
+ * into @format; @info receives its video info. */
+GstBuffer *test_load_astronaut (GstVideoFormat format, GstVideoInfo * info);
+
+/* A harness around @element (transfer full), which must have its
+ * properties set: filters start when added. */
+GstHarness *test_harness_for (GstElement * element);
+
+/* Runs the pipeline @description to EOS or the first ERROR; returns that
+ * message (transfer full), or NULL after @timeout_s seconds. */
+GstMessage *test_run_pipeline (const gchar * description, guint timeout_s);
+
+/* (transfer container) The ROI metas on @buf, highest confidence first
+ * (the "confidence" of their "detection" or "classification" param). */
+GPtrArray *test_get_rois (GstBuffer * buf);
+gdouble test_roi_confidence (GstVideoRegionOfInterestMeta * roi);
+
+G_END_DECLS
