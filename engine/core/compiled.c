@@ -1,8 +1,8 @@
-/* clinfer — compiling a model into a plan (passes, kernel selection,
- * memory planning) and the CPU executor that runs requests on it. */
-#include "core/internal.h"
+/* clinfer — compiling a model into a plan: passes, steps and slots,
+ * placing each step on the device (or the CPU fallback), memory planning,
+ * then the device's own preparation (engine/devices/device.h). */
+#include "devices/device.h"
 #include "passes/passes.h"
-#include <omp.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -16,11 +16,17 @@ clinfer_plan_free (ClinferPlan *plan)
 {
   if (plan == NULL)
     return;
+  if (plan->device) {
+    if (plan->device->klass->free_plan)
+      plan->device->klass->free_plan (plan->device, plan);
+    clinfer_device_unref (plan->device);
+  }
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
     if (st->kernel.free_state)
       st->kernel.free_state (st->kernel.state);
     g_free (st->kernel.name);
+    g_free (st->device_kernel);
     g_free (st->in_slots);
     g_free (st->out_slots);
     g_free (st->op_label);
@@ -94,31 +100,6 @@ step_is_dynamic (const ClinferNode *node)
   return FALSE;
 }
 
-static gboolean
-select_kernel (ClinferCompiled *c, ClinferStep *st, GError **error)
-{
-  ClinferCpuKernelFactory factory;
-
-  if (!st->dynamic && (factory = clinfer_cpu_kernel_lookup (st->node))) {
-    GError *local = NULL;
-    if (factory (st->node, c->isa, &st->kernel, &local))
-      return TRUE;
-    if (local) {
-      g_propagate_prefixed_error (error, local, "%s: ", c->model->path);
-      return FALSE;
-    }
-    memset (&st->kernel, 0, sizeof (st->kernel));
-  }
-  if (st->node->def->eval == NULL) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-        "%s: node %s cannot run on device %s (no kernel)", c->model->path,
-        clinfer_node_label (st->node), c->device_name);
-    return FALSE;
-  }
-  st->kernel.name = g_strdup ("reference");
-  return TRUE;
-}
-
 static void
 mark_use (ClinferPlan *plan, guint slot, int step)
 {
@@ -169,13 +150,6 @@ build_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
     st.op_label = g_strdup (node->op_type);
     st.shape_label = node->n_outputs
         ? clinfer_shape_to_string (&node->outputs[0].shape) : g_strdup ("");
-    if (!select_kernel (c, &st, error)) {
-      g_free (st.in_slots);
-      g_free (st.out_slots);
-      g_free (st.op_label);
-      g_free (st.shape_label);
-      return FALSE;
-    }
     g_array_append_val (plan->steps, st);
   }
   plan->n_outputs = plan->graph->outputs->len;
@@ -192,6 +166,43 @@ build_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
   return TRUE;
 }
 
+/* Puts every step on the device, or on the CPU kernels when the device
+ * declines it and fallback is allowed; then picks the CPU kernels of the
+ * fallback steps. */
+static gboolean
+place_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
+{
+  ClinferDevice *dev = c->device;
+
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    const char *reason = NULL;
+
+    if (dev->klass->supports_step (dev, plan, st, &reason))
+      continue;
+    if (!clinfer_cpu_node_runnable (st->node)) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
+          "%s: node %s cannot run on device %s (no kernel)", c->model->path,
+          clinfer_node_label (st->node), dev->name);
+      return FALSE;
+    }
+    if (!c->config->allow_fallback) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
+          "%s: node %s cannot run on device %s (%s) and fallback to the CPU "
+          "is disabled", c->model->path, clinfer_node_label (st->node),
+          dev->name, reason ? reason : "not supported");
+      return FALSE;
+    }
+    g_info ("%s: node %s runs on the CPU (fallback from %s: %s)",
+        c->model->path, clinfer_node_label (st->node), dev->name,
+        reason ? reason : "not supported");
+    st->fallback = TRUE;
+    if (!clinfer_cpu_step_prepare (dev, st, c->model->path, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 static ClinferPlan *
 plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
 {
@@ -204,6 +215,7 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
   plan->input_shapes = g_new0 (ClinferShape, MAX (plan->n_inputs, 1));
   plan->slots = g_array_new (FALSE, TRUE, sizeof (ClinferSlot));
   plan->steps = g_array_new (FALSE, TRUE, sizeof (ClinferStep));
+  plan->arena_align = c->device->arena_align;
   for (guint i = 0; i < plan->n_inputs; i++) {
     ClinferNode *n = g_ptr_array_index (plan->graph->inputs, i);
     plan->input_shapes[i] = shapes[i];
@@ -211,11 +223,17 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
   }
   if (!clinfer_graph_resolve_ops (plan->graph, error)
       || !clinfer_passes_run (plan->graph, &ctx, error)
-      || !build_steps (c, plan, error)) {
+      || !build_steps (c, plan, error)
+      || !place_steps (c, plan, error)) {
     clinfer_plan_free (plan);
     return NULL;
   }
   clinfer_plan_assign_memory (plan);
+  plan->device = clinfer_device_ref (c->device);
+  if (!c->device->klass->prepare_plan (c->device, plan, c->model->path, error)) {
+    clinfer_plan_free (plan);
+    return NULL;
+  }
   g_debug ("%s: plan with %u steps, arena %" G_GSIZE_FORMAT " bytes (%"
       G_GSIZE_FORMAT " without reuse), built in %.1f ms", c->model->path,
       plan->steps->len, plan->arena_size, plan->unplanned_size,
@@ -257,26 +275,24 @@ clinfer_compiled_get_plan (ClinferCompiled *c, const ClinferShape *shapes,
 /* ---------------------------------------------------------------- */
 /* Compile                                                           */
 
+/* Opens the config's device, or the remote context's. */
 static gboolean
-check_device (ClinferCompiled *c, const char *device, GError **error)
+open_device (ClinferCompiled *c, const ClinferCompileConfig *config,
+    GError **error)
 {
-  if (g_ascii_strcasecmp (device, "CPU") == 0) {
-    c->device_name = g_strdup ("CPU");
-    return TRUE;
-  }
-  if (g_ascii_strcasecmp (device, "AUTO") == 0) {
-    /* No OpenCL device yet: AUTO is the native CPU device. */
-    c->device_name = g_strdup ("CPU");
-    return TRUE;
-  }
-  if (g_ascii_strncasecmp (device, "GPU", 3) == 0) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "device '%s': the OpenCL (GPU) device is not implemented yet", device);
+  ClinferRemoteContext *ctx = config->remote_context;
+
+  if (ctx)
+    c->device = ctx->device->klass->open (ctx->device->name, ctx->device,
+        config, error);
+  else
+    c->device = clinfer_device_open (config->device, NULL, config, error);
+  if (c->device == NULL)
     return FALSE;
-  }
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
-      "unknown device '%s' (expected CPU, GPU, GPU.N or AUTO)", device);
-  return FALSE;
+  c->device_name = g_strdup (c->device->name);
+  c->context = ctx ? clinfer_remote_context_ref (ctx)
+      : clinfer_remote_context_new_for_device (c->device);
+  return TRUE;
 }
 
 static void
@@ -332,13 +348,11 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
   c->ref_count = 1;
   c->model = clinfer_model_ref (model);
   c->config = clinfer_compile_config_copy (config);
-  c->threads = config->threads > 0 ? config->threads : omp_get_num_procs ();
-  c->isa = clinfer_cpu_isa_detect ();
   g_mutex_init (&c->lock);
   c->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) clinfer_plan_free);
   c->inputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
   c->outputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
-  if (!check_device (c, config->device, error)) {
+  if (!open_device (c, config, error)) {
     clinfer_compiled_unref (c);
     return NULL;
   }
@@ -376,6 +390,10 @@ clinfer_compiled_unref (ClinferCompiled *c)
   g_mutex_clear (&c->lock);
   clinfer_compile_config_free (c->config);
   clinfer_model_unref (c->model);
+  if (c->context)
+    clinfer_remote_context_unref (c->context);
+  if (c->device)
+    clinfer_device_unref (c->device);
   g_free (c->device_name);
   g_free (c);
 }
@@ -384,6 +402,12 @@ const char *
 clinfer_compiled_get_device_name (const ClinferCompiled *c)
 {
   return c->device_name;
+}
+
+ClinferRemoteContext *
+clinfer_compiled_get_remote_context (const ClinferCompiled *c)
+{
+  return c->context;
 }
 
 guint

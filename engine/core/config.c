@@ -1,5 +1,5 @@
 /* clinfer — ClinferCompileConfig: the options of clinfer_compile(). */
-#include "core/internal.h"
+#include "devices/device.h"
 #include "passes/passes.h"
 
 ClinferCompileConfig *
@@ -31,6 +31,8 @@ clinfer_compile_config_copy (const ClinferCompileConfig *src)
   for (guint i = 0; i < src->custom_libs->len; i++)
     g_ptr_array_add (c->custom_libs,
         g_strdup (g_ptr_array_index (src->custom_libs, i)));
+  if (src->remote_context)
+    c->remote_context = clinfer_remote_context_ref (src->remote_context);
   return c;
 }
 
@@ -43,6 +45,8 @@ clinfer_compile_config_free (ClinferCompileConfig *config)
   g_free (config->config_file);
   g_ptr_array_unref (config->disabled_passes);
   g_ptr_array_unref (config->custom_libs);
+  if (config->remote_context)
+    clinfer_remote_context_unref (config->remote_context);
   g_free (config);
 }
 
@@ -143,4 +147,15 @@ clinfer_compile_config_set_profiling (ClinferCompileConfig *config,
     gboolean enable)
 {
   config->profiling = enable;
+}
+
+void
+clinfer_compile_config_set_remote_context (ClinferCompileConfig *config,
+    ClinferRemoteContext *context)
+{
+  if (context)
+    clinfer_remote_context_ref (context);
+  if (config->remote_context)
+    clinfer_remote_context_unref (config->remote_context);
+  config->remote_context = context;
 }

@@ -9,6 +9,11 @@
 
 G_BEGIN_DECLS
 
+/* An opened device and its per-request state (engine/devices/device.h). */
+typedef struct _ClinferDevice ClinferDevice;
+typedef struct _ClinferDeviceRun ClinferDeviceRun;
+typedef struct _ClinferRemoteContext ClinferRemoteContext;
+
 struct _ClinferCompileConfig {
   char *device;
   int threads;
@@ -17,6 +22,7 @@ struct _ClinferCompileConfig {
   char *config_file;
   GPtrArray *disabled_passes;
   GPtrArray *custom_libs;
+  ClinferRemoteContext *remote_context;  /* NULL: open config->device */
 };
 
 struct _ClinferModel {
@@ -49,8 +55,11 @@ typedef struct {
   ClinferNode *node;
   guint *in_slots;           /* node->n_inputs entries, G_MAXUINT = absent */
   guint *out_slots;          /* node->n_outputs entries */
-  ClinferCpuKernel kernel;   /* run == NULL: reference eval */
+  ClinferCpuKernel kernel;   /* CPU kernel (CPU device or fallback);
+                              * run == NULL: reference eval */
   gboolean dynamic;          /* re-infer shapes at run time */
+  gboolean fallback;         /* the device declined: CPU kernel */
+  char *device_kernel;       /* device kernel name for profiles, or NULL */
   char *op_label;            /* e.g. "Conv+Add+Relu" */
   char *shape_label;
 } ClinferStep;
@@ -65,6 +74,9 @@ typedef struct {
   guint n_outputs;
   gsize arena_size;
   gsize unplanned_size;
+  gsize arena_align;         /* alignment of arena offsets, 0 = 64 */
+  ClinferDevice *device;     /* device the plan was prepared for (a ref) */
+  gpointer device_data;      /* freed by the device's free_plan */
 } ClinferPlan;
 
 void clinfer_plan_free (ClinferPlan *plan);
@@ -77,8 +89,8 @@ struct _ClinferCompiled {
   ClinferModel *model;
   ClinferCompileConfig *config;
   char *device_name;
-  int threads;
-  ClinferCpuIsa isa;
+  ClinferDevice *device;     /* opened for this compiled model */
+  ClinferRemoteContext *context;  /* the context it runs on */
   GMutex lock;               /* guards plans */
   GPtrArray *plans;          /* ClinferPlan*, most recent first */
   /* Port info of the model, with dims fixed where the plan fixed them. */

@@ -32,16 +32,19 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
 {
   g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (SlotSize));
   g_autoptr (GArray) placed = g_array_new (FALSE, FALSE, sizeof (guint));
+  /* Devices may need more (OpenCL sub-buffers: the base address
+   * alignment); a power of two. */
+  gsize align = MAX (plan->arena_align, ARENA_ALIGN);
 
   plan->arena_size = 0;
   plan->unplanned_size = 0;
   for (guint i = 0; i < plan->slots->len; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
-    SlotSize e = { i, (s->bytes + ARENA_ALIGN - 1) & ~(gsize) (ARENA_ALIGN - 1) };
+    SlotSize e = { i, (s->bytes + align - 1) & ~(gsize) (align - 1) };
     if (s->kind != CLINFER_SLOT_ARENA)
       continue;
     if (e.bytes == 0)
-      e.bytes = ARENA_ALIGN;
+      e.bytes = align;
     plan->unplanned_size += e.bytes;
     g_array_append_val (order, e);
   }
@@ -58,9 +61,9 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
       for (guint j = 0; j < placed->len; j++) {
         ClinferSlot *o = &g_array_index (plan->slots, ClinferSlot,
             g_array_index (placed, guint, j));
-        gsize obytes = (o->bytes + ARENA_ALIGN - 1) & ~(gsize) (ARENA_ALIGN - 1);
+        gsize obytes = (o->bytes + align - 1) & ~(gsize) (align - 1);
         if (obytes == 0)
-          obytes = ARENA_ALIGN;
+          obytes = align;
         if (!overlaps_in_time (s, o))
           continue;
         if (offset < o->offset + obytes && o->offset < offset + e->bytes) {

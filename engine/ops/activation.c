@@ -334,7 +334,8 @@ clamp_double (double v, double lo, double hi)
       case U_RELU: UN_LOOP (T, T, x > zero ? x : zero); break;               \
       case U_LEAKY: UN_LOOP (T, T, x >= zero ? x : a * x); break;            \
       case U_ELU: UN_LOOP (T, T, x >= zero ? x : a * MF (T, expm1) (x)); break; \
-      case U_SELU: UN_LOOP (T, T, x > zero ? b * x : b * a * MF (T, expm1) (x)); break; \
+      case U_SELU:                                                           \
+        UN_LOOP (T, T, x > zero ? b * x : b * a * MF (T, expm1) (x)); break; \
       case U_CELU: UN_LOOP (T, T, x > zero ? x : a * MF (T, expm1) (x / a)); break; \
       case U_THRELU: UN_LOOP (T, T, x > a ? x : zero); break;                \
       case U_SIGMOID: SIGMOID_##T; break;                                    \
@@ -529,15 +530,17 @@ eval_unary_int (const ClinferNode *node, ClinferTensor *const *in,
 
   clip_bounds (node, d, in, &dlo, &dhi, &has_lo, &has_hi);
   clip_int_bounds (node, d, in, &lo, &hi);
+#define INT_CASE(E, T) \
+    case E: unary_int_##T (d, p, q, n, lo, hi, has_lo, has_hi); break
   switch (clinfer_tensor_get_element_type (in[0])) {
-    case CLINFER_TYPE_I8: unary_int_int8_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_I16: unary_int_int16_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_I32: unary_int_int32_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_I64: unary_int_int64_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_U8: unary_int_uint8_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_U16: unary_int_uint16_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_U32: unary_int_uint32_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
-    case CLINFER_TYPE_U64: unary_int_uint64_t (d, p, q, n, lo, hi, has_lo, has_hi); break;
+    INT_CASE (CLINFER_TYPE_I8, int8_t);
+    INT_CASE (CLINFER_TYPE_I16, int16_t);
+    INT_CASE (CLINFER_TYPE_I32, int32_t);
+    INT_CASE (CLINFER_TYPE_I64, int64_t);
+    INT_CASE (CLINFER_TYPE_U8, uint8_t);
+    INT_CASE (CLINFER_TYPE_U16, uint16_t);
+    INT_CASE (CLINFER_TYPE_U32, uint32_t);
+    INT_CASE (CLINFER_TYPE_U64, uint64_t);
     default:
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
           "%s: element type %s is not supported", clinfer_node_label (node),
@@ -641,8 +644,12 @@ store_float (ClinferTensor *t, int64_t i, double v)
   switch (clinfer_tensor_get_element_type (t)) {
     case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
     case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
-    case CLINFER_TYPE_F16: ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v); break;
-    case CLINFER_TYPE_BF16: ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v); break;
+    case CLINFER_TYPE_F16:
+      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
+      break;
+    case CLINFER_TYPE_BF16:
+      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
+      break;
     case CLINFER_TYPE_BOOL: ((uint8_t *) p)[i] = v != 0; break;
     default: break;
   }
@@ -692,7 +699,8 @@ eval_dropout (const ClinferNode *node, ClinferTensor *const *in,
   scale = ratio < 1 ? 1.0 / (1.0 - ratio) : 0.0;
   for (int64_t i = 0; i < n; i++) {
     gboolean keep = uniform53 (rand) >= ratio;
-    store_float (out[0], i, keep ? clinfer_tensor_get_as_double (in[0], i) * scale : 0.0);
+    double v = keep ? clinfer_tensor_get_as_double (in[0], i) * scale : 0.0;
+    store_float (out[0], i, v);
     if (mask)
       store_float (mask, i, keep);
   }

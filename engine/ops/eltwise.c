@@ -2,85 +2,12 @@
  * Pow, Mod, Max, Min, Sum, Mean, PRelu, BitShift) with numpy broadcasting
  * and the legacy (opset < 7) broadcast/axis attributes. */
 #include "ops/op.h"
+#include "ops/broadcast.h"
 #include <math.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- */
-/* Broadcast iteration (same scheme as logic.c)                      */
-
-#define BC_TILE 16384
 #define PAR_MIN 32768
 
-/* The output is walked in tiles of at most BC_TILE elements along the
- * innermost (collapsed) dimension; each input's innermost stride is 0
- * (broadcast) or 1, so inner loops are plain vectorisable loops. */
-typedef struct {
-  int rank, n_in;
-  int64_t dims[CLINFER_MAX_RANK];
-  int64_t st[2][CLINFER_MAX_RANK];
-  int64_t n, inner, parts, tiles;
-} Bcast;
-
-static void
-bcast_init (Bcast *b, int n_in, const ClinferShape *const *ins,
-    const ClinferShape *out)
-{
-  int64_t full[2][CLINFER_MAX_RANK];
-
-  memset (b, 0, sizeof (*b));
-  b->n_in = n_in;
-  for (int k = 0; k < n_in; k++) {
-    int64_t st[CLINFER_MAX_RANK];
-    clinfer_shape_elem_strides (ins[k], st);
-    for (int d = 0; d < out->rank; d++) {
-      int j = ins[k]->rank - out->rank + d;
-      full[k][d] = (j >= 0 && ins[k]->dims[j] != 1) ? st[j] : 0;
-    }
-  }
-  /* Drop size-1 dims and merge neighbours every input walks contiguously
-   * (or broadcasts) across. */
-  for (int d = 0; d < out->rank; d++) {
-    gboolean merge = b->rank > 0;
-    if (out->dims[d] == 1)
-      continue;
-    for (int k = 0; k < n_in && merge; k++)
-      merge = b->st[k][b->rank - 1] == full[k][d] * out->dims[d];
-    if (!merge)
-      b->dims[b->rank++] = 1;
-    b->dims[b->rank - 1] *= out->dims[d];
-    for (int k = 0; k < n_in; k++)
-      b->st[k][b->rank - 1] = full[k][d];
-  }
-  if (b->rank == 0) {
-    b->rank = 1;
-    b->dims[0] = 1;
-  }
-  b->n = clinfer_shape_n_elements (out);
-  b->inner = b->dims[b->rank - 1];
-  if (b->n <= 0)
-    return;
-  b->parts = (b->inner + BC_TILE - 1) / BC_TILE;
-  b->tiles = b->n / b->inner * b->parts;
-}
-
-/* Offsets of tile @t in every input (off[0..n_in-1]) and in the output
- * (off[n_in]); returns the tile length. */
-static inline int64_t
-bcast_tile (const Bcast *b, int64_t t, int64_t *off)
-{
-  int64_t row = t / b->parts, i0 = (t % b->parts) * BC_TILE, r = row;
-
-  for (int k = 0; k < b->n_in; k++)
-    off[k] = i0 * b->st[k][b->rank - 1];
-  for (int d = b->rank - 2; d >= 0; d--) {
-    int64_t i = r % b->dims[d];
-    r /= b->dims[d];
-    for (int k = 0; k < b->n_in; k++)
-      off[k] += i * b->st[k][d];
-  }
-  off[b->n_in] = row * b->inner + i0;
-  return MIN (BC_TILE, b->inner - i0);
-}
 
 /* Runs EXPR (of x from @a and y from @b) over the broadcast output @o. */
 #define BIN_LOOP(TA, TB, TO, EXPR)                                           \
@@ -93,7 +20,7 @@ bcast_tile (const Bcast *b, int64_t t, int64_t *off)
     _Pragma ("omp parallel for schedule(static) if (bc.n > PAR_MIN)")        \
     for (int64_t t_ = 0; t_ < bc.tiles; t_++) {                              \
       int64_t off_[3];                                                       \
-      int64_t len_ = bcast_tile (&bc, t_, off_);                             \
+      int64_t len_ = clinfer_bcast_tile (&bc, t_, off_);                             \
       const TA *ra_ = pa_ + off_[0];                                         \
       const TB *rb_ = pb_ + off_[1];                                         \
       TO *ro_ = po_ + off_[2];                                               \
@@ -246,7 +173,8 @@ prepare_binary (ClinferNode *node, GError **error)
     if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
         || !clinfer_node_attr_int (node, "axis", G_MININT64, &axis, error))
       return FALSE;
-    if (axis != G_MININT64 && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
+    if (axis != G_MININT64
+        && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
           "%s: attribute 'axis' %" G_GINT64_FORMAT " is out of range",
           clinfer_node_label (node), axis);
@@ -443,9 +371,9 @@ binary_apply (const ClinferNode *node, BinOp op, const ClinferTensor *a,
 {
   const ClinferShape *ins[2] = { clinfer_tensor_get_shape (a), b_shape };
   ClinferElementType t = clinfer_tensor_get_element_type (o);
-  Bcast bc;
+  ClinferBcast bc;
 
-  bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
+  clinfer_bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
   if (bc.n <= 0)
     return TRUE;
   switch (t) {
@@ -479,8 +407,12 @@ store_double (ClinferTensor *t, int64_t i, double v)
   switch (clinfer_tensor_get_element_type (t)) {
     case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
     case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
-    case CLINFER_TYPE_F16: ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v); break;
-    case CLINFER_TYPE_BF16: ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v); break;
+    case CLINFER_TYPE_F16:
+      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
+      break;
+    case CLINFER_TYPE_BF16:
+      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
+      break;
     case CLINFER_TYPE_I8: ((int8_t *) p)[i] = (int8_t) v; break;
     case CLINFER_TYPE_I16: ((int16_t *) p)[i] = (int16_t) v; break;
     case CLINFER_TYPE_I32: ((int32_t *) p)[i] = (int32_t) v; break;
@@ -537,9 +469,9 @@ pow_apply (const ClinferTensor *a, const ClinferTensor *b,
     const ClinferShape *b_shape, ClinferTensor *o)
 {
   const ClinferShape *ins[2] = { clinfer_tensor_get_shape (a), b_shape };
-  Bcast bc;
+  ClinferBcast bc;
 
-  bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
+  clinfer_bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
   if (bc.n <= 0)
     return;
   if (clinfer_tensor_get_element_type (o) == CLINFER_TYPE_F32)

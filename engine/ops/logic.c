@@ -1,77 +1,11 @@
 /* clinfer — comparison and logical ops (Equal, Less, Greater, LessOrEqual,
  * GreaterOrEqual, Not, And, Or, Xor) and Where, with numpy broadcasting. */
 #include "ops/op.h"
+#include "ops/broadcast.h"
 #include <string.h>
 
-/* ---------------------------------------------------------------- */
-/* Broadcast iteration (same scheme as eltwise.c, up to 3 inputs)    */
-
-#define BC_TILE 16384
 #define PAR_MIN 32768
 
-typedef struct {
-  int rank, n_in;
-  int64_t dims[CLINFER_MAX_RANK];
-  int64_t st[3][CLINFER_MAX_RANK];
-  int64_t n, inner, parts, tiles;
-} Bcast;
-
-static void
-bcast_init (Bcast *b, int n_in, const ClinferShape *const *ins,
-    const ClinferShape *out)
-{
-  int64_t full[3][CLINFER_MAX_RANK];
-
-  memset (b, 0, sizeof (*b));
-  b->n_in = n_in;
-  for (int k = 0; k < n_in; k++) {
-    int64_t st[CLINFER_MAX_RANK];
-    clinfer_shape_elem_strides (ins[k], st);
-    for (int d = 0; d < out->rank; d++) {
-      int j = ins[k]->rank - out->rank + d;
-      full[k][d] = (j >= 0 && ins[k]->dims[j] != 1) ? st[j] : 0;
-    }
-  }
-  for (int d = 0; d < out->rank; d++) {
-    gboolean merge = b->rank > 0;
-    if (out->dims[d] == 1)
-      continue;
-    for (int k = 0; k < n_in && merge; k++)
-      merge = b->st[k][b->rank - 1] == full[k][d] * out->dims[d];
-    if (!merge)
-      b->dims[b->rank++] = 1;
-    b->dims[b->rank - 1] *= out->dims[d];
-    for (int k = 0; k < n_in; k++)
-      b->st[k][b->rank - 1] = full[k][d];
-  }
-  if (b->rank == 0) {
-    b->rank = 1;
-    b->dims[0] = 1;
-  }
-  b->n = clinfer_shape_n_elements (out);
-  b->inner = b->dims[b->rank - 1];
-  if (b->n <= 0)
-    return;
-  b->parts = (b->inner + BC_TILE - 1) / BC_TILE;
-  b->tiles = b->n / b->inner * b->parts;
-}
-
-static inline int64_t
-bcast_tile (const Bcast *b, int64_t t, int64_t *off)
-{
-  int64_t row = t / b->parts, i0 = (t % b->parts) * BC_TILE, r = row;
-
-  for (int k = 0; k < b->n_in; k++)
-    off[k] = i0 * b->st[k][b->rank - 1];
-  for (int d = b->rank - 2; d >= 0; d--) {
-    int64_t i = r % b->dims[d];
-    r /= b->dims[d];
-    for (int k = 0; k < b->n_in; k++)
-      off[k] += i * b->st[k][d];
-  }
-  off[b->n_in] = row * b->inner + i0;
-  return MIN (BC_TILE, b->inner - i0);
-}
 
 /* Bool output of EXPR (x from @a, y from @b, both of type T). */
 #define CMP_LOOP(T, EXPR)                                                    \
@@ -84,7 +18,7 @@ bcast_tile (const Bcast *b, int64_t t, int64_t *off)
     _Pragma ("omp parallel for schedule(static) if (bc.n > PAR_MIN)")        \
     for (int64_t t_ = 0; t_ < bc.tiles; t_++) {                              \
       int64_t off_[3];                                                       \
-      int64_t len_ = bcast_tile (&bc, t_, off_);                             \
+      int64_t len_ = clinfer_bcast_tile (&bc, t_, off_);                             \
       const T *ra_ = pa_ + off_[0], *rb_ = pb_ + off_[1];                    \
       uint8_t *ro_ = po_ + off_[2];                                          \
       if (sa_ && sb_) {                                                      \
@@ -153,7 +87,8 @@ prepare_logic (ClinferNode *node, GError **error)
     if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
         || !clinfer_node_attr_int (node, "axis", G_MININT64, &axis, error))
       return FALSE;
-    if (axis != G_MININT64 && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
+    if (axis != G_MININT64
+        && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
           "%s: attribute 'axis' %" G_GINT64_FORMAT " is out of range",
           clinfer_node_label (node), axis);
@@ -261,9 +196,9 @@ logic_apply (const ClinferNode *node, LogicOp op, const ClinferTensor *a,
 {
   const ClinferShape *ins[2] = { clinfer_tensor_get_shape (a), b_shape };
   ClinferElementType t = clinfer_tensor_get_element_type (a);
-  Bcast bc;
+  ClinferBcast bc;
 
-  bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
+  clinfer_bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
   if (bc.n <= 0)
     return TRUE;
   switch (t) {
@@ -384,7 +319,7 @@ infer_where (const ClinferNode *node, const ClinferValueInfo *in,
     _Pragma ("omp parallel for schedule(static) if (bc.n > PAR_MIN)")        \
     for (int64_t t_ = 0; t_ < bc.tiles; t_++) {                              \
       int64_t off_[4];                                                       \
-      int64_t len_ = bcast_tile (&bc, t_, off_);                             \
+      int64_t len_ = clinfer_bcast_tile (&bc, t_, off_);                             \
       const uint8_t *rc_ = pc + off_[0];                                     \
       const T *rx_ = px_ + off_[1], *ry_ = py_ + off_[2];                    \
       T *ro_ = po_ + off_[3];                                                \
@@ -403,11 +338,11 @@ eval_where (const ClinferNode *node, ClinferTensor *const *in,
   const uint8_t *pc = clinfer_tensor_get_const_data (in[0]);
   ClinferElementType t = clinfer_tensor_get_element_type (in[1]);
   int64_t sc, sx, sy;
-  Bcast bc;
+  ClinferBcast bc;
 
   for (int k = 0; k < 3; k++)
     ins[k] = clinfer_tensor_get_shape (in[k]);
-  bcast_init (&bc, 3, ins, clinfer_tensor_get_shape (out[0]));
+  clinfer_bcast_init (&bc, 3, ins, clinfer_tensor_get_shape (out[0]));
   if (bc.n <= 0)
     return TRUE;
   sc = bc.st[0][bc.rank - 1] != 0;

@@ -72,6 +72,10 @@ const ClinferOpDef *clinfer_op_lookup (const char *domain, const char *op_type,
  * distinguishing unknown ops from unsupported opset versions). */
 gboolean clinfer_op_is_known (const char *domain, const char *op_type);
 
+typedef void (*ClinferOpFunc) (const ClinferOpDef *def, gpointer user_data);
+/* Calls @func for every registered def, family by family (docs, tests). */
+void clinfer_op_foreach (ClinferOpFunc func, gpointer user_data);
+
 /* Resolves node->def for every node of @graph (recursing into subgraph
  * attributes), checks input/output counts and runs prepare. Fails with
  * CLINFER_ERROR_UNSUPPORTED_OP naming the first unknown node. */

@@ -130,3 +130,11 @@ clinfer_graph_resolve_ops (ClinferGraph *graph, GError **error)
   }
   return TRUE;
 }
+
+void
+clinfer_op_foreach (ClinferOpFunc func, gpointer user_data)
+{
+  for (gsize f = 0; f < G_N_ELEMENTS (families); f++)
+    for (const ClinferOpDef *d = families[f]; d->op_type; d++)
+      func (d, user_data);
+}

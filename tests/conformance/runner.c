@@ -364,5 +364,13 @@ main (int argc, char **argv)
     fprintf (stderr, "conformance: %s\n", err->message);
     return 2;
   }
-  return run_all (&o, expected);
+  {
+    int rc = run_all (&o, expected);
+    g_free (o.data_dir);
+    g_free (o.device);
+    g_free (o.expected_file);
+    g_free (o.write_list);
+    g_free (o.filter);
+    return rc;
+  }
 }

@@ -248,21 +248,28 @@ pack_gemm_weights (ConvState *st, const float *w, const float *b)
     }
 }
 
-/* Padded, phase-split plane geometry (cpu-simd.h) and the offset of each
- * tap (ky, kx) from the first tap's position. */
-static void
+/* Padded, phase-split plane geometry (cpu-simd.h); FALSE when a plane
+ * would exceed the scratch limit (computed in int64: the factors are each
+ * bounded, their products are not). */
+static gboolean
 padded_geometry (ConvState *st)
 {
   const ClinferCpuConvGeom *g = &st->geom;
   ClinferCpuDwArgs *dw = &st->dw;
-  int wn = (g->ow - 1) * g->sw + (g->kw - 1) * g->dw + 1;
+  int64_t wn = (int64_t) (g->ow - 1) * g->sw + (int64_t) (g->kw - 1) * g->dw + 1;
+  int64_t hp = (int64_t) (g->oh - 1) * g->sh + (int64_t) (g->kh - 1) * g->dh + 1;
+  int64_t pw = (wn + g->sw - 1) / g->sw;
 
+  if (hp > MAX_EXTENT || pw > MAX_EXTENT
+      || (guint64) hp * pw * g->sw > MAX_SCRATCH_FLOATS)
+    return FALSE;
   dw->g = *g;
   dw->ep = st->ep;
-  dw->hp = (g->oh - 1) * g->sh + (g->kh - 1) * g->dh + 1;
-  dw->pw = (wn + g->sw - 1) / g->sw;
+  dw->hp = hp;
+  dw->pw = pw;
   dw->n_taps = g->kh * g->kw;
   st->plane = (gsize) g->sw * dw->hp * dw->pw;
+  return TRUE;
 }
 
 static int
@@ -342,9 +349,10 @@ fill_geometry (ConvState *st, const ClinferShape *xs, const ClinferShape *ws,
   g->dw = win->dilation[1];
   g->pt = win->pad_begin[0];
   g->pl = win->pad_begin[1];
+  if ((int64_t) g->cin_g * g->kh * g->kw > MAX_EXTENT)
+    return FALSE;
   st->k = g->cin_g * g->kh * g->kw;
-  return (int64_t) st->k <= MAX_EXTENT && st->batch > 0 && st->cout > 0
-      && g->oh > 0 && g->ow > 0;
+  return st->batch > 0 && st->cout > 0 && g->oh > 0 && g->ow > 0;
 }
 
 static ConvPath
@@ -448,9 +456,9 @@ clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     return FALSE;
   }
   fill_epilogue (node, st);
-  padded_geometry (st);
   st->path = choose_path (st, &win);
-  if (!prepare_path (st, clinfer_tensor_get_const_data (wd->value), bias)) {
+  if ((st->path != CONV_GEMM_1X1 && !padded_geometry (st))
+      || !prepare_path (st, clinfer_tensor_get_const_data (wd->value), bias)) {
     conv_state_free (st);
     return FALSE;
   }

@@ -302,16 +302,23 @@ zero_floats (float *d, int n)
     d[i] = 0.f;
 }
 
-/* Phase @r of one padded row: d[i] = input column i * sw + r - pl, or 0. */
+/* Range [lo, hi) of phase-@r indices i whose input column i * sw + r - pl
+ * lies inside the row (computed once per plane: divisions are slow). */
 static void
-pad_row_phase (float *d, const float *row, const ClinferCpuConvGeom *g,
-    int pw, int r)
+phase_range (const ClinferCpuConvGeom *g, int pw, int r, int *lo, int *hi)
 {
-  int lo = g->pl - r <= 0 ? 0 : (g->pl - r + g->sw - 1) / g->sw;
-  int hi = g->iw + g->pl - r <= 0 ? 0 : (g->iw + g->pl - r - 1) / g->sw + 1;
+  int l = g->pl - r <= 0 ? 0 : (g->pl - r + g->sw - 1) / g->sw;
+  int h = g->iw + g->pl - r <= 0 ? 0 : (g->iw + g->pl - r - 1) / g->sw + 1;
 
-  lo = MIN (lo, pw);
-  hi = CLAMP (hi, lo, pw);
+  *lo = MIN (l, pw);
+  *hi = CLAMP (h, *lo, pw);
+}
+
+/* Phase @r of one padded row: d[i] = input column i * sw + r - pl, or 0. */
+INLINE void
+pad_row_phase (float *d, const float *row, const ClinferCpuConvGeom *g,
+    int pw, int r, int lo, int hi)
+{
   zero_floats (d, lo);
   if (g->sw == 1)
     copy_floats (d + lo, row + lo - g->pl, hi - lo);
@@ -354,6 +361,11 @@ static void
 ISA (pad_plane) (const ClinferCpuConvGeom *g, int hp, int pw, const float *src,
     float *dst)
 {
+  int lo[8], hi[8];
+  const int phased = g->sw <= 8;
+
+  for (int r = 0; r < g->sw && phased; r++)
+    phase_range (g, pw, r, &lo[r], &hi[r]);
   for (int y = 0; y < hp; y++) {
     int iy = y - g->pt;
     const float *row = src + (ptrdiff_t) iy * g->iw;
@@ -365,136 +377,130 @@ ISA (pad_plane) (const ClinferCpuConvGeom *g, int hp, int pw, const float *src,
       pad_row_s2 (dst + (ptrdiff_t) y * pw, dst + ((ptrdiff_t) hp + y) * pw,
           row, g, pw);
     } else {
-      for (int r = 0; r < g->sw; r++)
-        pad_row_phase (dst + ((ptrdiff_t) r * hp + y) * pw, row, g, pw, r);
+      for (int r = 0; r < g->sw; r++) {
+        int l, h;
+        if (phased) {
+          l = lo[r];
+          h = hi[r];
+        } else {
+          phase_range (g, pw, r, &l, &h);
+        }
+        pad_row_phase (dst + ((ptrdiff_t) r * hp + y) * pw, row, g, pw, r, l, h);
+      }
     }
   }
 }
 
-/* Taps whose weights and offsets are copied into locals: with a
- * compile-time tap count they live in registers across the whole plane. */
-#define DW_MAX_LOCAL_TAPS 25
-
-/* @nt is the tap count when known at compile time (0: a->n_taps). */
+/* Bias was the accumulator's start; adds z and applies the activation
+ * (a branch per vector, outside the tap loop). */
 INLINE void
-dw_impl (const ClinferCpuDwArgs *a, const float *w, float bias,
-    const float *restrict z, float *restrict dst,
-    const float *restrict scratch, const int nt, const int act,
-    const int has_z)
+dw_store (float *d, vf v, const float *z, const ClinferCpuEpilogue *ep)
+{
+  if (z)
+    v += vload (z);
+  switch (ep->act) {
+    case CLINFER_ACT_RELU: v = vact (v, ep, CLINFER_ACT_RELU); break;
+    case CLINFER_ACT_CLIP: v = vact (v, ep, CLINFER_ACT_CLIP); break;
+    case CLINFER_ACT_LEAKY_RELU: v = vact (v, ep, CLINFER_ACT_LEAKY_RELU); break;
+    default: break;
+  }
+  vstore (d, v);
+}
+
+/* @rb output rows x @cb vectors from output (oy, ox): rb * cb <= 8
+ * independent accumulators keep both FMA pipes busy despite the latency
+ * of the chain over the taps. @nt: tap count known at compile time (0:
+ * a->n_taps). */
+INLINE void
+dw_block (const ClinferCpuDwArgs *a, const float *w, float bias,
+    const float *scratch, const float *z, float *dst, int oy, int ox,
+    const int nt, const int rb, const int cb)
+{
+  const int n_taps = nt ? nt : a->n_taps, ow = a->g.ow;
+  const ptrdiff_t rs = (ptrdiff_t) a->g.sh * a->pw;
+  const float *p0 = scratch + oy * rs + ox;
+  vf acc[8];
+
+#pragma GCC unroll 8
+  for (int i = 0; i < rb * cb; i++)
+    acc[i] = vbcast (bias);
+#pragma GCC unroll 25
+  for (int t = 0; t < n_taps; t++) {
+    const float *p = p0 + a->taps[t];
+    vf wt = vbcast (w[t]);
+#pragma GCC unroll 8
+    for (int r = 0; r < rb; r++)
+#pragma GCC unroll 8
+      for (int c = 0; c < cb; c++)
+        acc[r * cb + c] += wt * vload (p + r * rs + c * VW);
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < rb; r++)
+#pragma GCC unroll 8
+    for (int c = 0; c < cb; c++) {
+      ptrdiff_t o = (ptrdiff_t) (oy + r) * ow + ox + c * VW;
+      dw_store (dst + o, acc[r * cb + c], z ? z + o : NULL, &a->ep);
+    }
+}
+
+/* Rows [oy, oy + rb) (rb == 1 for leftover rows): blocks of cb vectors,
+ * then single vectors. */
+INLINE void
+dw_rows (const ClinferCpuDwArgs *a, const float *w, float bias,
+    const float *scratch, const float *z, float *dst, int oy, int nv,
+    const int nt, const int rb, const int cb)
+{
+  int v = 0;
+
+  for (; v + cb <= nv; v += cb)
+    dw_block (a, w, bias, scratch, z, dst, oy, v * VW, nt, rb, cb);
+  for (; v < nv; v++)
+    dw_block (a, w, bias, scratch, z, dst, oy, v * VW, nt, rb, 1);
+}
+
+/* Output rows in groups of rb, with rb * cb = 8 chosen from the width. */
+INLINE void
+dw_plane (const ClinferCpuDwArgs *a, const float *w, float bias,
+    const float *scratch, const float *z, float *dst, const int nt)
 {
   const ClinferCpuConvGeom *g = &a->g;
-  const int n_taps = nt ? nt : a->n_taps;
-  const ClinferCpuEpilogue *ep = &a->ep;
-  const int pw = a->pw, sh = g->sh, oh = g->oh, ow = g->ow;
-  const vf vbias = vbcast (bias);
-  vf wv[DW_MAX_LOCAL_TAPS];
-  int off[DW_MAX_LOCAL_TAPS];
+  const int nv = g->ow / VW;
+  int oy = 0;
 
-  if (nt)
-#pragma GCC unroll 25
-    for (int t = 0; t < nt; t++) {
-      wv[t] = vbcast (w[t]);
-      off[t] = a->taps[t];
-    }
-  for (int oy0 = 0; oy0 < oh; oy0 += 4) {
-    const int nrows = MIN (4, oh - oy0);
-    const int ow4 = ow / (4 * VW) * (4 * VW);
-
-    /* Wide rows: four vectors of one row per step. */
-    for (int oy = oy0; oy < oy0 + nrows; oy++) {
-      const float *base = scratch + (ptrdiff_t) oy * sh * pw;
-      float *d = dst + (ptrdiff_t) oy * ow;
-      const float *zr = has_z ? z + (ptrdiff_t) oy * ow : NULL;
-
-      for (int ox = 0; ox < ow4; ox += 4 * VW) {
-        vf acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;
-#pragma GCC unroll 25
-        for (int t = 0; t < n_taps; t++) {
-          const float *p = base + (nt ? off[t] : a->taps[t]) + ox;
-          vf wt = nt ? wv[t] : vbcast (w[t]);
-          acc0 += wt * vload (p);
-          acc1 += wt * vload (p + VW);
-          acc2 += wt * vload (p + 2 * VW);
-          acc3 += wt * vload (p + 3 * VW);
-        }
-        if (has_z) {
-          acc0 += vload (zr + ox);
-          acc1 += vload (zr + ox + VW);
-          acc2 += vload (zr + ox + 2 * VW);
-          acc3 += vload (zr + ox + 3 * VW);
-        }
-        vstore (d + ox, vact (acc0, ep, act));
-        vstore (d + ox + VW, vact (acc1, ep, act));
-        vstore (d + ox + 2 * VW, vact (acc2, ep, act));
-        vstore (d + ox + 3 * VW, vact (acc3, ep, act));
-      }
-    }
-    /* Narrow rest: one vector of four rows per step, so four independent
-     * accumulation chains hide the FMA latency on small planes. */
-    for (int ox = ow4; ox + VW <= ow && nrows == 4; ox += VW) {
-      const float *p0 = scratch + (ptrdiff_t) oy0 * sh * pw + ox;
-      const ptrdiff_t rs = (ptrdiff_t) sh * pw;
-      vf acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;
-      float *d = dst + (ptrdiff_t) oy0 * ow + ox;
-#pragma GCC unroll 25
-      for (int t = 0; t < n_taps; t++) {
-        const float *p = p0 + (nt ? off[t] : a->taps[t]);
-        vf wt = nt ? wv[t] : vbcast (w[t]);
-        acc0 += wt * vload (p);
-        acc1 += wt * vload (p + rs);
-        acc2 += wt * vload (p + 2 * rs);
-        acc3 += wt * vload (p + 3 * rs);
-      }
-      if (has_z) {
-        const float *zr = z + (ptrdiff_t) oy0 * ow + ox;
-        acc0 += vload (zr);
-        acc1 += vload (zr + ow);
-        acc2 += vload (zr + 2 * ow);
-        acc3 += vload (zr + 3 * ow);
-      }
-      vstore (d, vact (acc0, ep, act));
-      vstore (d + ow, vact (acc1, ep, act));
-      vstore (d + 2 * ow, vact (acc2, ep, act));
-      vstore (d + 3 * ow, vact (acc3, ep, act));
-    }
-    for (int oy = oy0; oy < oy0 + nrows && nrows < 4; oy++) {
-      const float *base = scratch + (ptrdiff_t) oy * sh * pw;
-      for (int ox = ow4; ox + VW <= ow; ox += VW) {
-        vf acc = vbias;
-        ptrdiff_t o = (ptrdiff_t) oy * ow + ox;
-#pragma GCC unroll 25
-        for (int t = 0; t < n_taps; t++)
-          acc += (nt ? wv[t] : vbcast (w[t]))
-              * vload (base + (nt ? off[t] : a->taps[t]) + ox);
-        if (has_z)
-          acc += vload (z + o);
-        vstore (dst + o, vact (acc, ep, act));
-      }
-    }
-    for (int oy = oy0; oy < oy0 + nrows; oy++) {
-      const float *base = scratch + (ptrdiff_t) oy * sh * pw;
-      for (int ox = ow - ow % VW; ox < ow; ox++) {
-        float acc = bias;
-        for (int t = 0; t < n_taps; t++)
-          acc += w[t] * base[a->taps[t] + ox];
-        dst[(ptrdiff_t) oy * ow + ox] = sact (acc + (has_z
-                ? z[(ptrdiff_t) oy * ow + ox] : 0.f), ep, act);
-      }
-    }
+  if (nv >= 8) {
+    for (; oy < g->oh; oy++)
+      dw_rows (a, w, bias, scratch, z, dst, oy, nv, nt, 1, 8);
+  } else if (nv >= 4) {
+    for (; oy + 2 <= g->oh; oy += 2)
+      dw_rows (a, w, bias, scratch, z, dst, oy, nv, nt, 2, 4);
+  } else if (nv >= 2) {
+    for (; oy + 4 <= g->oh; oy += 4)
+      dw_rows (a, w, bias, scratch, z, dst, oy, nv, nt, 4, 2);
+  } else if (nv >= 1) {
+    for (; oy + 8 <= g->oh; oy += 8)
+      dw_rows (a, w, bias, scratch, z, dst, oy, nv, nt, 8, 1);
   }
+  for (; oy < g->oh; oy++)
+    dw_rows (a, w, bias, scratch, z, dst, oy, nv, nt, 1, 4);
 }
 
-INLINE void
-dw_taps (const ClinferCpuDwArgs *a, const float *w, float bias, const float *z,
-    float *dst, const float *scratch, const int act, const int has_z)
+/* Columns past the last whole vector of each row. */
+static void
+dw_tail (const ClinferCpuDwArgs *a, const float *w, float bias,
+    const float *scratch, const float *z, float *dst)
 {
-  /* 3x3 and 5x5 get their tap loops unrolled. */
-  if (a->n_taps == 9)
-    dw_impl (a, w, bias, z, dst, scratch, 9, act, has_z);
-  else if (a->n_taps == 25)
-    dw_impl (a, w, bias, z, dst, scratch, 25, act, has_z);
-  else
-    dw_impl (a, w, bias, z, dst, scratch, 0, act, has_z);
+  const ClinferCpuConvGeom *g = &a->g;
+
+  for (int oy = 0; oy < g->oh; oy++) {
+    const float *base = scratch + (ptrdiff_t) oy * g->sh * a->pw;
+    for (int ox = g->ow - g->ow % VW; ox < g->ow; ox++) {
+      ptrdiff_t o = (ptrdiff_t) oy * g->ow + ox;
+      float acc = bias;
+      for (int t = 0; t < a->n_taps; t++)
+        acc += w[t] * base[a->taps[t] + ox];
+      dst[o] = sact (acc + (z ? z[o] : 0.f), &a->ep, a->ep.act);
+    }
+  }
 }
 
 static void
@@ -502,7 +508,14 @@ ISA (depthwise) (const ClinferCpuDwArgs *a, const float *src, const float *w,
     float bias, const float *z, float *dst, float *scratch)
 {
   ISA (pad_plane) (&a->g, a->hp, a->pw, src, scratch);
-  DISPATCH_EPILOGUE (dw_taps, &a->ep, z, a, w, bias, z, dst, scratch);
+  /* 3x3 and 5x5 get their tap loops unrolled. */
+  if (a->n_taps == 9)
+    dw_plane (a, w, bias, scratch, z, dst, 9);
+  else if (a->n_taps == 25)
+    dw_plane (a, w, bias, scratch, z, dst, 25);
+  else
+    dw_plane (a, w, bias, scratch, z, dst, 0);
+  dw_tail (a, w, bias, scratch, z, dst);
 }
 
 /* ---------------------------------------------------------------- */

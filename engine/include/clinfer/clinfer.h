@@ -5,7 +5,7 @@
  *   ClinferModel     clinfer_model_read("face.onnx")  — a graph of nodes read
  *                    from a file. Frontends only translate; nothing runs yet.
  *                    clinfer_model_reshape() fixes dynamic input dims.
- *   ClinferCompileConfig  device ("CPU", later "GPU"), threads, disabled
+ *   ClinferCompileConfig  device ("CPU", "GPU", "GPU.N", "AUTO"), threads, disabled
  *                    passes, fallback policy, custom kernels/ops.
  *   ClinferCompiled  clinfer_compile(model, config) — shape inference,
  *                    constant folding, dead-node removal, fusions, kernel
@@ -15,6 +15,9 @@
  *                    tensors, runs the plan, hands out output tensors.
  *   ClinferTensor    refcounted host memory with element type, shape and
  *                    byte strides; owns or wraps memory.
+ *   ClinferRemoteContext / ClinferRemoteTensor  device memory (an OpenCL
+ *                    buffer, or host memory presented the same way) bound
+ *                    to requests without copies (remote-tensor.h).
  *
  * Every call that can fail on user input returns FALSE/NULL and sets a
  * GError in the CLINFER_ERROR domain whose message names the file, node or
@@ -35,5 +38,6 @@
 #include <clinfer/tensor.h>
 #include <clinfer/model.h>
 #include <clinfer/compiled.h>
+#include <clinfer/remote-tensor.h>
 #include <clinfer/npy.h>
 #include <clinfer/version.h>

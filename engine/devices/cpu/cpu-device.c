@@ -1,0 +1,416 @@
+/* clinfer — the native CPU device: kernel selection per step (fast kernel
+ * or the op's reference eval), the executor over one host arena per
+ * request, and host-memory remote tensors (HOST_BUFFER). Other devices
+ * reuse the step helpers for their CPU fallback steps. */
+#include "devices/device.h"
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  ClinferDeviceRun base;
+  void *arena;
+  ClinferTensor **slot_tensors;  /* per plan slot: view / const / input */
+  ClinferTensor **mapped;        /* per input: view of a mapped remote */
+} CpuRun;
+
+/* ---------------------------------------------------------------- */
+/* Step helpers (also the fallback of other devices)                 */
+
+gboolean
+clinfer_cpu_node_runnable (const ClinferNode *node)
+{
+  return node->def->eval != NULL || clinfer_cpu_kernel_lookup (node) != NULL;
+}
+
+gboolean
+clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *st,
+    const char *origin, GError **error)
+{
+  ClinferCpuKernelFactory factory;
+
+  if (!st->dynamic && (factory = clinfer_cpu_kernel_lookup (st->node))) {
+    GError *local = NULL;
+    if (factory (st->node, device->isa, &st->kernel, &local))
+      return TRUE;
+    if (local) {
+      g_propagate_prefixed_error (error, local, "%s: ", origin);
+      return FALSE;
+    }
+    memset (&st->kernel, 0, sizeof (st->kernel));
+  }
+  if (st->node->def->eval == NULL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
+        "%s: node %s cannot run on device %s (no kernel)", origin,
+        clinfer_node_label (st->node), device->name);
+    return FALSE;
+  }
+  st->kernel.name = g_strdup ("reference");
+  return TRUE;
+}
+
+/* Re-infers a dynamic step's output shapes from the actual inputs and
+ * allocates its outputs. */
+static gboolean
+run_dynamic_shapes (const ClinferPlan *plan, ClinferStep *st,
+    ClinferTensor **slot_tensors, const char *origin, GError **error)
+{
+  ClinferNode *node = st->node;
+  g_autofree ClinferValueInfo *in = g_new0 (ClinferValueInfo, MAX (node->n_inputs, 1));
+  g_autofree ClinferValueInfo *out = g_new0 (ClinferValueInfo, MAX (node->n_outputs, 1));
+
+  for (guint j = 0; j < node->n_inputs; j++) {
+    ClinferTensor *t = st->in_slots[j] == G_MAXUINT ? NULL
+        : slot_tensors[st->in_slots[j]];
+    in[j].present = t != NULL;
+    if (t) {
+      in[j].type = clinfer_tensor_get_element_type (t);
+      in[j].shape = *clinfer_tensor_get_shape (t);
+      in[j].value = t;
+    } else
+      in[j].shape = clinfer_shape_unknown ();
+  }
+  for (guint j = 0; j < node->n_outputs; j++)
+    out[j].shape = clinfer_shape_unknown ();
+  if (!node->def->infer (node, in, out, error))
+    return FALSE;
+  for (guint j = 0; j < node->n_outputs; j++) {
+    guint si = st->out_slots[j];
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
+    if (s->kind == CLINFER_SLOT_ARENA)
+      continue;              /* this output had a static shape */
+    if (!clinfer_shape_is_static (&out[j].shape)) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "%s: node %s: output %u has no concrete shape at run time",
+          origin, clinfer_node_label (node), j);
+      return FALSE;
+    }
+    if (slot_tensors[si])
+      clinfer_tensor_unref (slot_tensors[si]);
+    slot_tensors[si] = clinfer_tensor_new (out[j].type, &out[j].shape, error);
+    if (slot_tensors[si] == NULL)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *st,
+    ClinferTensor **slot_tensors, const char *origin, GError **error)
+{
+  ClinferTensor *in[64], *out[16];
+  ClinferNode *node = st->node;
+
+  if (node->n_inputs > G_N_ELEMENTS (in) || node->n_outputs > G_N_ELEMENTS (out)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "node %s has too many inputs or outputs", clinfer_node_label (node));
+    return FALSE;
+  }
+  if (st->dynamic && !run_dynamic_shapes (plan, st, slot_tensors, origin, error))
+    return FALSE;
+  for (guint j = 0; j < node->n_inputs; j++)
+    in[j] = st->in_slots[j] == G_MAXUINT ? NULL : slot_tensors[st->in_slots[j]];
+  for (guint j = 0; j < node->n_outputs; j++)
+    out[j] = slot_tensors[st->out_slots[j]];
+  if (st->kernel.run)
+    return st->kernel.run (&st->kernel, node, in, out, error);
+  return node->def->eval (node, in, out, error);
+}
+
+void
+clinfer_profile_record (GArray *profile, const ClinferStep *st, gint64 ns)
+{
+  ClinferProfileEntry e = {
+    .node_name = *st->node->name ? st->node->name : st->node->outputs[0].name,
+    .op_type = st->op_label,
+    .kernel = st->device_kernel ? st->device_kernel : st->kernel.name,
+    .shape = st->shape_label,
+    .time_ns = ns,
+  };
+  g_array_append_val (profile, e);
+}
+
+/* ---------------------------------------------------------------- */
+/* The device                                                        */
+
+static ClinferDevice *
+cpu_open (const char *device, ClinferDevice *share,
+    const ClinferCompileConfig *config, GError **error)
+{
+  ClinferDevice *d = g_new0 (ClinferDevice, 1);
+  int threads = config ? clinfer_compile_config_get_threads (config) : 0;
+
+  clinfer_device_init (d, &clinfer_cpu_device_class, "CPU",
+      "native CPU device");
+  d->threads = threads > 0 ? threads : omp_get_num_procs ();
+  d->isa = clinfer_cpu_isa_detect ();
+  return d;
+}
+
+static void
+cpu_close (ClinferDevice *device)
+{
+  g_free (device);
+}
+
+static gboolean
+cpu_supports_step (ClinferDevice *device, const ClinferPlan *plan,
+    const ClinferStep *step, const char **reason)
+{
+  *reason = "no kernel";
+  return clinfer_cpu_node_runnable (step->node);
+}
+
+static gboolean
+cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
+    GError **error)
+{
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    if (!clinfer_cpu_step_prepare (device, st, origin, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+cpu_free_plan (ClinferDevice *device, ClinferPlan *plan)
+{
+}
+
+static void
+cpu_free_run (ClinferDeviceRun *base)
+{
+  CpuRun *run = (CpuRun *) base;
+
+  for (guint i = 0; i < base->plan->slots->len; i++)
+    g_clear_pointer (&run->slot_tensors[i], clinfer_tensor_unref);
+  for (guint i = 0; i < base->plan->n_inputs; i++)
+    g_clear_pointer (&run->mapped[i], clinfer_tensor_unref);
+  g_free (run->slot_tensors);
+  g_free (run->mapped);
+  free (run->arena);
+  g_free (run);
+}
+
+/* The arena and the slot views for @plan, made once. */
+static ClinferDeviceRun *
+cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
+{
+  CpuRun *run = g_new0 (CpuRun, 1);
+
+  run->base.device = device;
+  run->base.plan = plan;
+  run->slot_tensors = g_new0 (ClinferTensor *, MAX (plan->slots->len, 1));
+  run->mapped = g_new0 (ClinferTensor *, MAX (plan->n_inputs, 1));
+  if (plan->arena_size > 0
+      && posix_memalign (&run->arena, 64, plan->arena_size) != 0) {
+    run->arena = NULL;
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "out of memory allocating a %" G_GSIZE_FORMAT "-byte arena",
+        plan->arena_size);
+    cpu_free_run (&run->base);
+    return NULL;
+  }
+  for (guint i = 0; i < plan->slots->len; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    if (s->kind == CLINFER_SLOT_CONSTANT)
+      run->slot_tensors[i] = clinfer_tensor_ref (s->value);
+    else if (s->kind == CLINFER_SLOT_ARENA) {
+      run->slot_tensors[i] = clinfer_tensor_new_wrapped (s->type, &s->shape,
+          NULL, (guint8 *) run->arena + s->offset, NULL, NULL, error);
+      if (run->slot_tensors[i] == NULL) {
+        cpu_free_run (&run->base);
+        return NULL;
+      }
+    }
+  }
+  return &run->base;
+}
+
+static void
+set_slot (ClinferTensor **slot, ClinferTensor *t)
+{
+  if (*slot == t)
+    return;
+  if (*slot)
+    clinfer_tensor_unref (*slot);
+  *slot = clinfer_tensor_ref (t);
+}
+
+/* Host view of remote input @r (mapped for reading; contiguous). */
+static ClinferTensor *
+map_remote_input (ClinferRemoteTensor *r, ClinferRunIO *io, GError **error)
+{
+  gpointer p;
+  g_autoptr (ClinferTensor) view = NULL;
+  ClinferTensor *copy;
+
+  if (r->span == 0)
+    return clinfer_tensor_new (r->type, &r->shape, error);
+  p = r->klass->map (r, FALSE, &io->bytes_to_host, error);
+  if (p == NULL)
+    return NULL;
+  view = clinfer_tensor_new_wrapped (r->type, &r->shape, r->strides, p, NULL,
+      NULL, error);
+  /* A contiguous copy keeps the map short and the kernels' contract. */
+  copy = view ? clinfer_tensor_copy (view, error) : NULL;
+  r->klass->unmap (r, p, FALSE, &io->bytes_to_host);
+  return copy;
+}
+
+/* Writes host tensor @t into the caller's remote output @r. */
+static gboolean
+write_remote_output (ClinferRemoteTensor *r, ClinferTensor *t,
+    ClinferRunIO *io, GError **error)
+{
+  gpointer p;
+
+  if (!clinfer_shape_equal (&r->shape, clinfer_tensor_get_shape (t))) {
+    g_autofree char *want = clinfer_shape_to_string (clinfer_tensor_get_shape (t));
+    g_autofree char *got = clinfer_shape_to_string (&r->shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "output of shape %s does not fit the remote tensor of shape %s",
+        want, got);
+    return FALSE;
+  }
+  if (r->span == 0)
+    return TRUE;
+  p = r->klass->map (r, TRUE, &io->bytes_to_device, error);
+  if (p == NULL)
+    return FALSE;
+  clinfer_copy_strided (p, r->strides, clinfer_tensor_get_const_data (t),
+      clinfer_tensor_get_strides (t), &r->shape,
+      clinfer_element_type_size (r->type));
+  r->klass->unmap (r, p, TRUE, &io->bytes_to_device);
+  return TRUE;
+}
+
+static gboolean
+bind_inputs (CpuRun *run, ClinferRunIO *io, GError **error)
+{
+  const ClinferPlan *plan = run->base.plan;
+
+  for (guint i = 0; i < plan->slots->len; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    guint k = s->input_index;
+    if (s->kind != CLINFER_SLOT_INPUT)
+      continue;
+    if (io->inputs[k]) {
+      set_slot (&run->slot_tensors[i], io->inputs[k]);
+      continue;
+    }
+    g_clear_pointer (&run->mapped[k], clinfer_tensor_unref);
+    run->mapped[k] = map_remote_input (io->remote_inputs[k], io, error);
+    if (run->mapped[k] == NULL)
+      return FALSE;
+    set_slot (&run->slot_tensors[i], run->mapped[k]);
+  }
+  return TRUE;
+}
+
+static gboolean
+cpu_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
+{
+  CpuRun *run = (CpuRun *) base;
+  ClinferPlan *plan = base->plan;
+  const char *origin = plan->graph->origin;
+
+  if (!bind_inputs (run, io, error))
+    return FALSE;
+  omp_set_num_threads (base->device->threads);
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    gint64 t0 = io->profile ? g_get_monotonic_time () : 0;
+    if (!clinfer_cpu_step_run (plan, st, run->slot_tensors, origin, error))
+      return FALSE;
+    if (io->profile)
+      clinfer_profile_record (io->profile, st,
+          (g_get_monotonic_time () - t0) * 1000);
+  }
+  for (guint i = 0; i < plan->n_outputs; i++) {
+    ClinferTensor *t = run->slot_tensors[plan->output_slots[i]];
+    if (io->remote_outputs[i]) {
+      if (!write_remote_output (io->remote_outputs[i], t, io, error))
+        return FALSE;
+    } else {
+      io->outputs[i] = clinfer_tensor_ref (t);
+    }
+  }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Host-memory remote tensors                                        */
+
+static gpointer
+host_map (ClinferRemoteTensor *t, gboolean write, guint64 *copied,
+    GError **error)
+{
+  return t->host;
+}
+
+static void
+host_unmap (ClinferRemoteTensor *t, gpointer ptr, gboolean write,
+    guint64 *copied)
+{
+}
+
+static void
+host_free_impl (ClinferRemoteTensor *t)
+{
+  /* impl is the memory clinfer allocated (NULL when wrapped). */
+  g_aligned_free (t->impl);
+}
+
+static const ClinferRemoteTensorClass host_tensor_class = {
+  .mem_type = CLINFER_REMOTE_MEM_HOST_BUFFER,
+  .map = host_map,
+  .unmap = host_unmap,
+  .free_impl = host_free_impl,
+};
+
+static ClinferRemoteTensor *
+cpu_create_remote (ClinferRemoteContext *context, ClinferElementType type,
+    const ClinferShape *shape, const int64_t *strides, gpointer host,
+    GDestroyNotify destroy, gpointer user_data, gpointer handle,
+    GError **error)
+{
+  ClinferRemoteTensor *t;
+
+  if (handle) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "the CPU device has no native memory handles (an OpenCL cl_mem "
+        "needs a GPU context)");
+    return NULL;
+  }
+  t = clinfer_remote_tensor_alloc (&host_tensor_class, context, type, shape,
+      strides, error);
+  if (t == NULL)
+    return NULL;
+  if (host) {
+    t->host = host;
+    t->destroy = destroy;
+    t->user_data = user_data;
+  } else {
+    t->impl = t->host = g_aligned_alloc0 (MAX (t->span, 1), 1, 64);
+  }
+  clinfer_remote_tensor_set_property (t, CLINFER_REMOTE_PROP_SHARED_MEM_TYPE,
+      g_variant_new_string (CLINFER_REMOTE_MEM_HOST_BUFFER));
+  clinfer_remote_tensor_set_property (t, CLINFER_REMOTE_PROP_HOST_PTR,
+      g_variant_new_uint64 ((guint64) (guintptr) t->host));
+  return t;
+}
+
+const ClinferDeviceClass clinfer_cpu_device_class = {
+  .name = "CPU",
+  .open = cpu_open,
+  .close = cpu_close,
+  .supports_step = cpu_supports_step,
+  .prepare_plan = cpu_prepare_plan,
+  .free_plan = cpu_free_plan,
+  .create_run = cpu_create_run,
+  .free_run = cpu_free_run,
+  .run = cpu_run,
+  .create_remote = cpu_create_remote,
+};

@@ -1,0 +1,181 @@
+/* clinfer — the device seam: the private function-pointer table every
+ * device implements (CPU in devices/cpu/cpu-device.c, OpenCL in
+ * devices/opencl/), the per-inference I/O a request hands a device, and the
+ * internals of remote contexts and remote tensors. Core and ops include
+ * this header, never a device's own headers (nor OpenCL's).
+ *
+ * Life cycle (engine/core/compiled.c, request.c):
+ *   open          per compiled model (or remote context); may share the
+ *                 runtime objects of another opened device (@share)
+ *   supports_step per step of a new plan; a step the device declines runs
+ *                 on the CPU kernels (fallback) when the config allows it
+ *   prepare_plan  after the generic plan (slots, steps, memory plan, CPU
+ *                 kernels of fallback steps) exists: upload constants,
+ *                 build programs and kernels; state in plan->device_data
+ *   create_run    per request and plan: buffers, kernel objects
+ *   run           per inference: bind inputs, run the steps (fallback
+ *                 steps on host copies), hand out outputs
+ */
+#pragma once
+
+#include "core/internal.h"
+#include <clinfer/remote-tensor.h>
+
+G_BEGIN_DECLS
+
+typedef struct _ClinferDeviceClass ClinferDeviceClass;
+
+/**
+ * ClinferRunIO:
+ *
+ * What a request gives one inference and gets back. For model input i
+ * exactly one of inputs[i] (host, contiguous) and remote_inputs[i] is set.
+ */
+typedef struct {
+  ClinferTensor *const *inputs;
+  ClinferRemoteTensor *const *remote_inputs;
+  /* Per output: the caller's remote tensor to write, or NULL. */
+  ClinferRemoteTensor *const *remote_outputs;
+  /* Filled by run: a new reference per output without a remote tensor,
+   * valid until the next inference on the same run. */
+  ClinferTensor **outputs;
+  /* ClinferProfileEntry per step; NULL when profiling is off. */
+  GArray *profile;
+  /* Bytes copied between host and device memory, added to by run. */
+  guint64 bytes_to_device, bytes_to_host;
+} ClinferRunIO;
+
+/* Base of every device's per-request run state (first member). */
+struct _ClinferDeviceRun {
+  ClinferDevice *device;
+  ClinferPlan *plan;
+};
+
+struct _ClinferDevice {
+  const ClinferDeviceClass *klass;
+  gint ref_count;
+  char *name;                /* resolved: "CPU", "GPU.0" */
+  char *description;         /* one line for logs, e.g. platform: device */
+  gsize arena_align;         /* byte alignment of arena offsets (>= 64) */
+  int threads;               /* OpenMP threads of CPU kernels */
+  ClinferCpuIsa isa;         /* ISA of CPU kernels */
+  GHashTable *properties;    /* char* -> GVariant*, remote context props */
+};
+
+struct _ClinferDeviceClass {
+  const char *name;          /* "CPU", "GPU" */
+  /* Opens @device ("CPU", "GPU", "GPU.N"; "AUTO" is resolved by core)
+   * for @config (may be NULL). With @share, uses @share's runtime objects
+   * (same class) instead of creating new ones. */
+  ClinferDevice *(*open) (const char *device, ClinferDevice *share,
+      const ClinferCompileConfig *config, GError **error);
+  void (*close) (ClinferDevice *device);
+  /* TRUE when the device runs @step itself; FALSE with *reason (static
+   * or device-owned text) otherwise. */
+  gboolean (*supports_step) (ClinferDevice *device, const ClinferPlan *plan,
+      const ClinferStep *step, const char **reason);
+  gboolean (*prepare_plan) (ClinferDevice *device, ClinferPlan *plan,
+      const char *origin, GError **error);
+  void (*free_plan) (ClinferDevice *device, ClinferPlan *plan);
+  ClinferDeviceRun *(*create_run) (ClinferDevice *device, ClinferPlan *plan,
+      GError **error);
+  void (*free_run) (ClinferDeviceRun *run);
+  gboolean (*run) (ClinferDeviceRun *run, ClinferRunIO *io, GError **error);
+  /* Remote tensors on this device: new memory (@host NULL, @handle NULL),
+   * wrapped host memory (@host) or a wrapped native handle (@handle). */
+  ClinferRemoteTensor *(*create_remote) (ClinferRemoteContext *context,
+      ClinferElementType type, const ClinferShape *shape,
+      const int64_t *strides, gpointer host, GDestroyNotify destroy,
+      gpointer user_data, gpointer handle, GError **error);
+};
+
+/* Base initialisation for a device's open(). */
+void clinfer_device_init (ClinferDevice *device, const ClinferDeviceClass *klass,
+    const char *name, const char *description);
+ClinferDevice *clinfer_device_ref (ClinferDevice *device);
+void clinfer_device_unref (ClinferDevice *device);
+/* Opens @device ("CPU", "GPU", "GPU.N", "AUTO", any case) through the
+ * class that handles it; @share as in open (ignored when of another
+ * class). Unknown names fail with CLINFER_ERROR_DEVICE. */
+ClinferDevice *clinfer_device_open (const char *device, ClinferDevice *share,
+    const ClinferCompileConfig *config, GError **error);
+
+extern const ClinferDeviceClass clinfer_cpu_device_class;
+#ifdef CLINFER_HAVE_OPENCL
+extern const ClinferDeviceClass clinfer_opencl_device_class;
+/* OpenCL device descriptions for clinfer_device_list(). */
+void clinfer_opencl_list_devices (GPtrArray *out);
+/* TRUE when some OpenCL platform has a GPU-type device (for AUTO). */
+gboolean clinfer_opencl_have_gpu (void);
+#endif
+
+/* ---- CPU kernels, shared by the CPU device and other devices' fallback
+ * steps (devices/cpu/cpu-device.c) ---- */
+
+/* Picks the CPU kernel of @step (fast kernel or reference eval). */
+gboolean clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *step,
+    const char *origin, GError **error);
+/* TRUE when @node has a CPU implementation at all. */
+gboolean clinfer_cpu_node_runnable (const ClinferNode *node);
+/* Runs @step on host tensors @slot_tensors (one per plan slot; inputs
+ * present, static outputs allocated). Dynamic steps re-infer their output
+ * shapes and allocate those outputs in @slot_tensors. */
+gboolean clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *step,
+    ClinferTensor **slot_tensors, const char *origin, GError **error);
+/* Appends a profile entry for @step taking @ns. */
+void clinfer_profile_record (GArray *profile, const ClinferStep *step,
+    gint64 ns);
+
+/* ---- remote contexts and tensors (engine/core/remote-tensor.c) ---- */
+
+struct _ClinferRemoteContext {
+  gint ref_count;
+  ClinferDevice *device;     /* a reference */
+};
+
+/* (transfer full) A context on @device (a reference is taken). */
+ClinferRemoteContext *clinfer_remote_context_new_for_device (ClinferDevice *device);
+
+typedef struct {
+  const char *mem_type;      /* SHARED_MEM_TYPE value */
+  /* Host address of the memory's first byte for reading (@write FALSE)
+   * or writing; adds to *copied the bytes moved to make it visible. */
+  gpointer (*map) (ClinferRemoteTensor *tensor, gboolean write,
+      guint64 *copied, GError **error);
+  /* Ends a map; adds to *copied the bytes moved back. */
+  void (*unmap) (ClinferRemoteTensor *tensor, gpointer ptr, gboolean write,
+      guint64 *copied);
+  /* Releases @impl. */
+  void (*free_impl) (ClinferRemoteTensor *tensor);
+} ClinferRemoteTensorClass;
+
+struct _ClinferRemoteTensor {
+  gint ref_count;
+  const ClinferRemoteTensorClass *klass;
+  ClinferRemoteContext *context;   /* a reference */
+  ClinferElementType type;
+  ClinferShape shape;
+  int64_t strides[CLINFER_MAX_RANK];
+  gsize span;                /* bytes from the first to past the last element */
+  GHashTable *properties;    /* char* -> GVariant* (sunk) */
+  gpointer impl;             /* the device's data */
+  gpointer host;             /* host address when host memory, else NULL */
+  GDestroyNotify destroy;
+  gpointer user_data;
+};
+
+/* (transfer full) A remote tensor shell (checks type, static shape and
+ * strides; computes @span); the device sets impl, host and properties. */
+ClinferRemoteTensor *clinfer_remote_tensor_alloc (const ClinferRemoteTensorClass *klass,
+    ClinferRemoteContext *context, ClinferElementType type,
+    const ClinferShape *shape, const int64_t *strides, GError **error);
+/* Sets property @key (takes a floating @value). */
+void clinfer_remote_tensor_set_property (ClinferRemoteTensor *tensor,
+    const char *key, GVariant *value);
+/* Copies @src into @dst, element by element when the byte strides differ
+ * (same type and shape; rank <= 8). */
+void clinfer_copy_strided (guint8 *dst, const int64_t *dst_strides,
+    const guint8 *src, const int64_t *src_strides, const ClinferShape *shape,
+    gsize element_size);
+
+G_END_DECLS
