@@ -778,6 +778,11 @@ gst_clinfer_configure (GstClinfer * self)
     cfg.mean[0] = cfg.mean[1] = cfg.mean[2] = self->decoder_impl->mean;
     cfg.scale[0] = cfg.scale[1] = cfg.scale[2] = self->decoder_impl->scale;
   }
+  /* An empty string is the same as unset. */
+  if (mean != NULL && *mean == '\0')
+    g_clear_pointer (&mean, g_free);
+  if (scale != NULL && *scale == '\0')
+    g_clear_pointer (&scale, g_free);
   if (mean == NULL && meta_mean != NULL)
     mean = g_strdup (meta_mean);
   if (scale == NULL && meta_scale != NULL)

@@ -42,6 +42,16 @@ gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
   return g_ptr_array_index (ctx->labels, label_id);
 }
 
+/* Rounds @v to a pixel edge in 0..@max; NaN (from a broken model) and
+ * infinities are clipped rather than turned into garbage. */
+static gint
+clip_coord (gdouble v, gint max)
+{
+  if (isnan (v))
+    v = 0;
+  return (gint) lround (CLAMP (v, 0.0, (gdouble) max));
+}
+
 GstVideoRegionOfInterestMeta *
 gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
     const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
@@ -54,11 +64,10 @@ gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
 
   gst_clinfer_geometry_model_to_frame (g, x0, y0, &fx0, &fy0);
   gst_clinfer_geometry_model_to_frame (g, x1, y1, &fx1, &fy1);
-  /* NaN from a broken model ends up as 0 here rather than as garbage. */
-  ix0 = (gint) CLAMP (lround (isfinite (fx0) ? fx0 : 0), 0, g->frame_width);
-  iy0 = (gint) CLAMP (lround (isfinite (fy0) ? fy0 : 0), 0, g->frame_height);
-  ix1 = (gint) CLAMP (lround (isfinite (fx1) ? fx1 : 0), 0, g->frame_width);
-  iy1 = (gint) CLAMP (lround (isfinite (fy1) ? fy1 : 0), 0, g->frame_height);
+  ix0 = clip_coord (fx0, g->frame_width);
+  iy0 = clip_coord (fy0, g->frame_height);
+  ix1 = clip_coord (fx1, g->frame_width);
+  iy1 = clip_coord (fy1, g->frame_height);
   if (ix1 <= ix0 || iy1 <= iy0) {
     if (param != NULL)
       gst_structure_free (param);

@@ -99,14 +99,14 @@ gst_clinfer_overlay_class_init (GstClinferOverlayClass * klass)
           "Width of box outlines and size of key points, in frame pixels", 1,
           64, DEFAULT_PROP_LINE_WIDTH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_BOX_COLOR,
       g_param_spec_uint ("box-color", "Box colour",
           "Colour of boxes, key points and label backgrounds as 0xAARRGGBB "
           "(alpha is ignored for boxes)", 0, G_MAXUINT32,
           DEFAULT_PROP_BOX_COLOR,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DRAW_LABELS,
       g_param_spec_boolean ("draw-labels", "Draw labels",
           "Write the label and confidence above each box",

@@ -1,0 +1,260 @@
+/* clinfer — private definitions of the OpenCL device: the shared runtime
+ * objects (platform device, context, queue, program cache), the compiled
+ * form of a step (kernel launches with their arguments), and the op
+ * factories' builder API. Only engine/devices/opencl/ includes this. */
+#pragma once
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include "devices/device.h"
+
+G_BEGIN_DECLS
+
+/* ---- errors (ocl-platform.c) ---- */
+
+const char *clinfer_ocl_error_name (cl_int err);
+/* FALSE with CLINFER_ERROR_DEVICE "@what: CL_... (code)" when @err is not
+ * CL_SUCCESS. */
+gboolean clinfer_ocl_check (cl_int err, const char *what, GError **error);
+
+/* ---- the shared runtime objects of one OpenCL device ---- */
+
+typedef struct {
+  gint ref_count;
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;    /* in-order */
+  int index;                 /* N of GPU.N; -1 when not enumerated */
+  char *name;                /* "GPU.0" */
+  char *device_name, *platform_name, *driver_version, *device_version;
+  gboolean unified_memory;   /* CL_DEVICE_HOST_UNIFIED_MEMORY */
+  gboolean fp16;
+  gsize base_align;          /* bytes, power of two, >= 64 */
+  cl_ulong max_alloc;
+  gsize max_work_group;
+  GMutex lock;               /* guards @programs */
+  GHashTable *programs;      /* "family\noptions" -> cl_program */
+} OclCore;
+
+/* Opens "GPU" / "GPU.N". */
+OclCore *clinfer_ocl_core_open (const char *device, GError **error);
+/* Shares an application's cl_context (first device) or in-order queue. */
+OclCore *clinfer_ocl_core_new_from_context (cl_context context, GError **error);
+OclCore *clinfer_ocl_core_new_from_queue (cl_command_queue queue, GError **error);
+OclCore *clinfer_ocl_core_ref (OclCore *core);
+void clinfer_ocl_core_unref (OclCore *core);
+/* One line: "GPU.0: <device> (<platform>, driver <version>)". */
+char *clinfer_ocl_core_describe (const OclCore *core);
+
+/* ---- programs (ocl-program.c) ---- */
+
+/* Embedded kernel sources (generated from kernels/*.cl at build time). */
+typedef struct {
+  const char *name;          /* file name without .cl */
+  const char *source;
+} OclKernelSource;
+extern const OclKernelSource clinfer_ocl_kernel_sources[];
+const char *clinfer_ocl_kernel_source (const char *family);
+
+/* (transfer none) The program of kernel family @family (kernels/<family>.cl
+ * after kernels/common.cl) built with @options; built once per core, and
+ * cached on disk as a binary. */
+cl_program clinfer_ocl_program_get (OclCore *core, const char *family,
+    const char *options, GError **error);
+/* (transfer full) Builds @source with @options (through the disk cache);
+ * @label names it in errors (e.g. the custom layer's XML file). */
+cl_program clinfer_ocl_program_build (OclCore *core, const char *source,
+    const char *options, const char *label, GError **error);
+
+/* Disk cache counters since start (tests: a second compile hits). */
+typedef struct {
+  guint hits, misses, corrupt, stores;
+} OclCacheStats;
+void clinfer_ocl_cache_get_stats (OclCacheStats *stats);
+/* $CLINFER_CACHE_DIR, else <XDG cache>/clinfer/opencl. */
+char *clinfer_ocl_cache_dir (void);
+
+/* ---- compiled steps ---- */
+
+typedef enum {
+  OCL_ARG_INPUT,             /* buffer of the step's input port */
+  OCL_ARG_OUTPUT,            /* buffer of the step's output port */
+  OCL_ARG_MEM,               /* a buffer the step owns (weights, params) */
+  OCL_ARG_INT,
+  OCL_ARG_FLOAT,
+  OCL_ARG_INT4,
+  OCL_ARG_INT8,
+  OCL_ARG_LOCAL,             /* __local memory of @bytes */
+} OclArgKind;
+
+typedef struct {
+  OclArgKind kind;
+  guint port;
+  cl_mem mem;                /* not owned: see OclStepImpl.mems */
+  cl_int i;
+  cl_float f;
+  cl_int v[8];
+  gsize bytes;
+} OclArg;
+
+typedef enum {
+  OCL_LAUNCH_KERNEL,
+  OCL_LAUNCH_COPY,           /* clEnqueueCopyBuffer input -> output */
+} OclLaunchKind;
+
+typedef struct {
+  OclLaunchKind kind;
+  cl_program program;        /* not owned (core cache or step) */
+  char *kernel_name;
+  GArray *args;              /* OclArg */
+  cl_uint work_dim;
+  size_t gws[3], lws[3];
+  gboolean has_lws;
+  /* COPY */
+  guint src_port, dst_port;
+  size_t src_offset, dst_offset, bytes;
+} OclLaunch;
+
+typedef struct {
+  char *name;                /* kernel name for profiles */
+  GPtrArray *launches;       /* OclLaunch*, in order */
+  GPtrArray *mems;           /* cl_mem the step owns */
+  GPtrArray *programs;       /* cl_program the step owns (custom kernels) */
+} OclStepImpl;
+
+/* ---- the device ---- */
+
+typedef struct _OclCustomLayers OclCustomLayers;
+
+typedef struct {
+  ClinferDevice base;
+  OclCore *core;
+  OclCustomLayers *custom;   /* from the config file, or NULL */
+} OclDevice;
+
+/* Per plan: the steps' implementations and the constant buffers. */
+typedef struct {
+  OclStepImpl **steps;       /* per plan step; NULL for fallback steps */
+  guint n_steps;
+  cl_mem *const_mems;        /* per plan slot: uploaded constant or NULL */
+  guint n_slots;
+} OclPlan;
+
+/* ---- builder API for the op factories (ocl-builder.c) ---- */
+
+typedef struct {
+  OclDevice *dev;
+  const ClinferPlan *plan;
+  const ClinferStep *step;
+  OclStepImpl *impl;
+} OclBuilder;
+
+/* A launch of kernel @kernel from family @family built with @options
+ * (e.g. "-DDATA_F16"); appended to the step. */
+OclLaunch *clinfer_ocl_launch_new (OclBuilder *b, const char *family,
+    const char *options, const char *kernel, GError **error);
+/* A launch of @kernel of an already built (owned) program. */
+OclLaunch *clinfer_ocl_launch_new_for_program (OclBuilder *b,
+    cl_program program, const char *kernel);
+void clinfer_ocl_arg_input (OclLaunch *l, guint port);
+void clinfer_ocl_arg_output (OclLaunch *l, guint port);
+void clinfer_ocl_arg_int (OclLaunch *l, int v);
+void clinfer_ocl_arg_float (OclLaunch *l, float v);
+void clinfer_ocl_arg_int4 (OclLaunch *l, int a, int b, int c, int d);
+/* Up to 8 ints (the rest 0). */
+void clinfer_ocl_arg_int8 (OclLaunch *l, const int *v, guint n);
+void clinfer_ocl_arg_local (OclLaunch *l, gsize bytes);
+/* Uploads @bytes of @data as a read-only buffer owned by the step. */
+gboolean clinfer_ocl_arg_data (OclBuilder *b, OclLaunch *l, const void *data,
+    gsize bytes, GError **error);
+void clinfer_ocl_launch_set_global (OclLaunch *l, guint dims, size_t g0,
+    size_t g1, size_t g2);
+void clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1,
+    size_t l2);
+/* A device-side copy of @bytes from input @src_port to output @dst_port. */
+void clinfer_ocl_copy_new (OclBuilder *b, guint src_port, gsize src_offset,
+    guint dst_port, gsize dst_offset, gsize bytes);
+void clinfer_ocl_step_impl_free (OclStepImpl *impl);
+
+/* Helpers for factories. */
+const ClinferShape *clinfer_ocl_in_shape (const OclBuilder *b, guint port);
+ClinferElementType clinfer_ocl_in_type (const ClinferNode *node, guint port);
+/* "-DDATA_F16" for f16, "" for f32. */
+const char *clinfer_ocl_data_options (ClinferElementType type);
+/* "-DELEM=uint" style options moving elements of @type as raw bits. */
+const char *clinfer_ocl_elem_options (ClinferElementType type);
+/* TRUE for f32 and f16 (the types the float kernels take). */
+gboolean clinfer_ocl_float_type (ClinferElementType type);
+/* Constant value of input @port, or NULL. */
+const ClinferTensor *clinfer_ocl_const_input (const ClinferNode *node,
+    guint port);
+/* Collapses @shape to (outer, axis, inner) around @axis. */
+void clinfer_ocl_split_axis (const ClinferShape *shape, int axis,
+    int64_t *outer, int64_t *n, int64_t *inner);
+
+/* ---- op factories (ocl-ops.c table; one file per family) ---- */
+
+typedef struct {
+  const char *domain;        /* "" = ai.onnx */
+  const char *op_type;
+  /* TRUE when the family's kernels handle @node (types, attributes);
+   * FALSE with a static *reason. */
+  gboolean (*supports) (const ClinferNode *node, const char **reason);
+  gboolean (*build) (OclBuilder *b, const ClinferNode *node, GError **error);
+} OclOpEntry;
+
+const OclOpEntry *clinfer_ocl_op_lookup (const ClinferNode *node);
+
+#define OCL_DECLARE_FAMILY(fam)                                              \
+  gboolean clinfer_ocl_##fam##_supports (const ClinferNode *node,            \
+      const char **reason);                                                  \
+  gboolean clinfer_ocl_##fam##_build (OclBuilder *b, const ClinferNode *node,\
+      GError **error);
+
+OCL_DECLARE_FAMILY (conv)
+OCL_DECLARE_FAMILY (pool)
+OCL_DECLARE_FAMILY (global_pool)
+OCL_DECLARE_FAMILY (binary)
+OCL_DECLARE_FAMILY (unary)
+OCL_DECLARE_FAMILY (copy)
+OCL_DECLARE_FAMILY (transpose)
+OCL_DECLARE_FAMILY (concat)
+OCL_DECLARE_FAMILY (slice)
+OCL_DECLARE_FAMILY (expand)
+OCL_DECLARE_FAMILY (softmax)
+OCL_DECLARE_FAMILY (matmul)
+OCL_DECLARE_FAMILY (gemm)
+OCL_DECLARE_FAMILY (reduce)
+OCL_DECLARE_FAMILY (batchnorm)
+
+/* ---- remote tensors (ocl-remote.c) ---- */
+
+ClinferRemoteTensor *clinfer_ocl_create_remote (ClinferRemoteContext *context,
+    ClinferElementType type, const ClinferShape *shape,
+    const int64_t *strides, gpointer host, GDestroyNotify destroy,
+    gpointer user_data, gpointer handle, GError **error);
+/* The cl_mem of @t when it is an OpenCL buffer of @core's context, else
+ * NULL. */
+cl_mem clinfer_ocl_remote_mem (const ClinferRemoteTensor *t, const OclCore *core);
+
+/* ---- the executor (ocl-run.c) ---- */
+
+ClinferDeviceRun *clinfer_ocl_create_run (ClinferDevice *device,
+    ClinferPlan *plan, GError **error);
+void clinfer_ocl_free_run (ClinferDeviceRun *run);
+gboolean clinfer_ocl_run (ClinferDeviceRun *run, ClinferRunIO *io,
+    GError **error);
+
+/* ---- custom layers (ocl-custom.c) ---- */
+
+/* Parses the config file; NULL with an error naming file, layer, item. */
+OclCustomLayers *clinfer_ocl_custom_load (const char *path, GError **error);
+void clinfer_ocl_custom_free (OclCustomLayers *layers);
+/* TRUE when a custom layer handles @node's op type. */
+gboolean clinfer_ocl_custom_handles (const OclCustomLayers *layers,
+    const ClinferNode *node);
+gboolean clinfer_ocl_custom_build (OclBuilder *b, const ClinferNode *node,
+    GError **error);
+
+G_END_DECLS
