@@ -187,72 +187,64 @@ clamp_255 (gfloat v)
   return v < 0.f ? 0.f : (v > 255.f ? 255.f : v);
 }
 
-/* R, G, B (0..255) of frame pixel (x, y). */
-static inline void
-fetch_rgb (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
-    gint x, gint y, gfloat rgb[3])
+/* The frame rows one model row reads: the two luma/packed rows of the
+ * vertical taps and, for YUV, the chroma rows holding their U and V. */
+typedef struct
 {
-  const guint8 *row;
-  gfloat yy, u, v;
+  const guint8 *p[2];
+  const guint8 *u[2], *v[2];
+} Rows;
 
-  switch (self->family) {
+/* R, G, B (0..255) of pixel @x in row @k (0 or 1) of @r. Always inlined
+ * into one loop per format family, so the switch disappears. */
+static G_ALWAYS_INLINE inline void
+fetch_rgb (const GstClinferPreprocessCpu * self, FormatFamily family,
+    const Rows * r, gint k, gint x, gfloat rgb[3])
+{
+  const guint8 *p;
+  gfloat yy, u, v;
+  gint cx;
+
+  switch (family) {
     case FAMILY_PACKED_RGB:
-      row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
-          + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)
-          + (gsize) x * self->pixel_stride;
-      rgb[0] = row[self->comp_offset[0]];
-      rgb[1] = row[self->comp_offset[1]];
-      rgb[2] = row[self->comp_offset[2]];
+      p = r->p[k] + (gsize) x * self->pixel_stride;
+      rgb[0] = p[self->comp_offset[0]];
+      rgb[1] = p[self->comp_offset[1]];
+      rgb[2] = p[self->comp_offset[2]];
       return;
     case FAMILY_GRAY:
-      row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
-          + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-      rgb[0] = rgb[1] = rgb[2] = row[x];
+      rgb[0] = rgb[1] = rgb[2] = r->p[k][x];
       return;
     case FAMILY_NV12:
-      row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
-          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1)
-          + (gsize) (x / 2) * 2;
-      u = row[0];
-      v = row[1];
-      break;
     case FAMILY_I420:
     default:
-      u = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1))
-          [(gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1) + x / 2];
-      v = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2))
-          [(gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2) + x / 2];
-      break;
+      cx = (x / 2) * (family == FAMILY_NV12 ? 2 : 1);
+      yy = (r->p[k][x] - self->y_offset) * self->y_scale;
+      u = (r->u[k][cx] - 128.f) * self->c_scale;
+      v = (r->v[k][cx] - 128.f) * self->c_scale;
+      rgb[0] = clamp_255 (yy + self->rv * v);
+      rgb[1] = clamp_255 (yy + self->gu * u + self->gv * v);
+      rgb[2] = clamp_255 (yy + self->bu * u);
+      return;
   }
-  yy = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0))
-      [(gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) + x];
-  yy = (yy - self->y_offset) * self->y_scale;
-  u = (u - 128.f) * self->c_scale;
-  v = (v - 128.f) * self->c_scale;
-  rgb[0] = clamp_255 (yy + self->rv * v);
-  rgb[1] = clamp_255 (yy + self->gu * u + self->gv * v);
-  rgb[2] = clamp_255 (yy + self->bu * u);
 }
 
-/* Luma (0..255) of frame pixel (x, y) for one-channel models: the Y plane
- * (full range) of YUV and GRAY8 frames, BT.601 weights for RGB frames. */
-static inline gfloat
-fetch_gray (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
-    gint x, gint y)
+/* Luma (0..255) for one-channel models: the Y plane (full range) of YUV
+ * and GRAY8 frames, BT.601 weights for RGB frames. */
+static G_ALWAYS_INLINE inline gfloat
+fetch_gray (const GstClinferPreprocessCpu * self, FormatFamily family,
+    const Rows * r, gint k, gint x)
 {
-  gfloat rgb[3], yy;
+  gfloat rgb[3];
 
-  switch (self->family) {
+  switch (family) {
     case FAMILY_PACKED_RGB:
-      fetch_rgb (self, frame, x, y, rgb);
+      fetch_rgb (self, family, r, k, x, rgb);
       return 0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2];
     case FAMILY_GRAY:
-      return ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0))
-          [(gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) + x];
+      return r->p[k][x];
     default:
-      yy = ((const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0))
-          [(gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0) + x];
-      return clamp_255 ((yy - self->y_offset) * self->y_scale);
+      return clamp_255 ((r->p[k][x] - self->y_offset) * self->y_scale);
   }
 }
 
@@ -274,19 +266,49 @@ store (ClinferElementType type, gpointer data, gsize index, gfloat value)
 }
 
 static void
-process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
-    gint v, gpointer data)
+get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+    const Tap * ty, Rows * r)
+{
+  const guint8 *plane0 = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
+  gsize stride0 = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  gint k, y;
+
+  for (k = 0; k < 2; k++) {
+    y = k == 0 ? ty->i0 : ty->i1;
+    r->p[k] = plane0 + (gsize) y * stride0;
+    if (self->family == FAMILY_NV12) {
+      r->u[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
+          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
+      r->v[k] = r->u[k] + 1;
+    } else if (self->family == FAMILY_I420) {
+      r->u[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
+          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
+      r->v[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2)
+          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2);
+    } else {
+      r->u[k] = r->v[k] = NULL;
+    }
+  }
+}
+
+static G_ALWAYS_INLINE inline void
+process_row_family (const GstClinferPreprocessCpu * self,
+    const GstVideoFrame * frame, gint v, gpointer data, FormatFamily family)
 {
   const GstClinferPreprocessConfig *cfg = &self->parent.config;
   const Tap *ty = &self->ytaps[v];
-  gint w = cfg->width, h = cfg->height, n_ch = cfg->channels;
-  gsize plane = (gsize) w * h;
+  gint w = cfg->width, n_ch = cfg->channels;
+  gsize plane = (gsize) w * cfg->height;
+  gboolean nchw = cfg->layout == GST_CLINFER_LAYOUT_NCHW;
+  Rows rows;
   gint u, c;
+
+  if (ty->i0 >= 0)
+    get_rows (self, frame, ty, &rows);
 
   for (u = 0; u < w; u++) {
     const Tap *tx = &self->xtaps[u];
     gfloat px[3] = { 0, 0, 0 };
-    gsize base;
 
     if (tx->i0 >= 0 && ty->i0 >= 0) {
       gfloat fx = tx->f, fy = ty->f;
@@ -294,21 +316,21 @@ process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
       gfloat w10 = (1 - fx) * fy, w11 = fx * fy;
 
       if (n_ch == 1) {
-        px[0] = w00 * fetch_gray (self, frame, tx->i0, ty->i0)
-            + w01 * fetch_gray (self, frame, tx->i1, ty->i0)
-            + w10 * fetch_gray (self, frame, tx->i0, ty->i1)
-            + w11 * fetch_gray (self, frame, tx->i1, ty->i1);
+        px[0] = w00 * fetch_gray (self, family, &rows, 0, tx->i0)
+            + w01 * fetch_gray (self, family, &rows, 0, tx->i1)
+            + w10 * fetch_gray (self, family, &rows, 1, tx->i0)
+            + w11 * fetch_gray (self, family, &rows, 1, tx->i1);
       } else {
-        gfloat a[3], b[3], cc[3], d[3];
+        gfloat a[3], b[3], d[3], e[3];
 
-        fetch_rgb (self, frame, tx->i0, ty->i0, a);
-        fetch_rgb (self, frame, tx->i1, ty->i0, b);
-        fetch_rgb (self, frame, tx->i0, ty->i1, cc);
-        fetch_rgb (self, frame, tx->i1, ty->i1, d);
+        fetch_rgb (self, family, &rows, 0, tx->i0, a);
+        fetch_rgb (self, family, &rows, 0, tx->i1, b);
+        fetch_rgb (self, family, &rows, 1, tx->i0, d);
+        fetch_rgb (self, family, &rows, 1, tx->i1, e);
         for (c = 0; c < 3; c++) {
           gint k = self->rgb_index[c];
 
-          px[c] = w00 * a[k] + w01 * b[k] + w10 * cc[k] + w11 * d[k];
+          px[c] = w00 * a[k] + w01 * b[k] + w10 * d[k] + w11 * e[k];
         }
       }
     }
@@ -316,13 +338,31 @@ process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
 
     for (c = 0; c < n_ch; c++) {
       gfloat value = (px[c] - self->mean[c]) * self->inv_scale[c];
+      gsize index = nchw ? c * plane + (gsize) v * w + u
+          : ((gsize) v * w + u) * n_ch + c;
 
-      if (cfg->layout == GST_CLINFER_LAYOUT_NCHW)
-        base = c * plane + (gsize) v * w + u;
-      else
-        base = ((gsize) v * w + u) * n_ch + c;
-      store (cfg->type, data, base, value);
+      store (cfg->type, data, index, value);
     }
+  }
+}
+
+static void
+process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+    gint v, gpointer data)
+{
+  switch (self->family) {
+    case FAMILY_PACKED_RGB:
+      process_row_family (self, frame, v, data, FAMILY_PACKED_RGB);
+      break;
+    case FAMILY_GRAY:
+      process_row_family (self, frame, v, data, FAMILY_GRAY);
+      break;
+    case FAMILY_NV12:
+      process_row_family (self, frame, v, data, FAMILY_NV12);
+      break;
+    case FAMILY_I420:
+      process_row_family (self, frame, v, data, FAMILY_I420);
+      break;
   }
 }
 

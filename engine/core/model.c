@@ -1,6 +1,7 @@
 /* clinfer — ClinferModel: reading model files and describing their ports. */
 #include "core/internal.h"
 #include "frontend/onnx/onnx-reader.h"
+#include "frontend/ir/ir-reader.h"
 #include <string.h>
 
 ClinferModel *
@@ -10,12 +11,11 @@ clinfer_model_read (const char *path, GError **error)
   ClinferGraph *graph;
 
   g_return_val_if_fail (path != NULL, NULL);
-  if (g_str_has_suffix (path, ".xml")) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "%s: OpenVINO IR models are not implemented yet", path);
-    return NULL;
-  }
-  graph = clinfer_onnx_read (path, error);
+  /* OpenVINO IR: model.xml with model.bin beside it. */
+  if (g_str_has_suffix (path, ".xml") || g_str_has_suffix (path, ".XML"))
+    graph = clinfer_ir_read (path, NULL, error);
+  else
+    graph = clinfer_onnx_read (path, error);
   if (graph == NULL)
     return NULL;
   if (!clinfer_graph_resolve_ops (graph, error)) {

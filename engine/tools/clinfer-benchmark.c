@@ -156,6 +156,11 @@ print_summary (ToolSession *s, const BenchOptions *b, const BenchResult *r)
   printf ("read_ms=%.3f\n", (double) s->read_ns / 1e6);
   printf ("compile_ms=%.3f\n", (double) s->compile_ns / 1e6);
   printf ("first_inference_ms=%.3f\n", r->first_ms);
+  /* Intermediate tensors of the plan, after and before reuse by liveness. */
+  printf ("arena_bytes=%" G_GSIZE_FORMAT " unplanned_bytes=%" G_GSIZE_FORMAT
+      " steps=%u\n", clinfer_compiled_get_arena_size (s->compiled),
+      clinfer_compiled_get_unplanned_size (s->compiled),
+      clinfer_compiled_get_n_steps (s->compiled));
   printf ("latency_ms min=%.3f median=%.3f max=%.3f\n", r->latency_ms[0],
       median, r->latency_ms[k - 1]);
   printf ("throughput_fps=%.2f\n",

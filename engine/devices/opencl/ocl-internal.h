@@ -175,6 +175,7 @@ void clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1,
 /* A device-side copy of @bytes from input @src_port to output @dst_port. */
 void clinfer_ocl_copy_new (OclBuilder *b, guint src_port, gsize src_offset,
     guint dst_port, gsize dst_offset, gsize bytes);
+OclStepImpl *clinfer_ocl_step_impl_new (void);
 void clinfer_ocl_step_impl_free (OclStepImpl *impl);
 
 /* Helpers for factories. */

@@ -77,6 +77,8 @@ struct _IrOpDef {
 /* Op tables (ir-ops.c, ir-ops-more.c), terminated by a NULL type. */
 extern const IrOpDef clinfer_ir_ops_basic[];
 extern const IrOpDef clinfer_ir_ops_more[];
+/* Any layer whose version is CLINFER_IR_EXTENSION_OPSET. */
+extern const IrOpDef clinfer_ir_extension_op;
 const IrOpDef *clinfer_ir_op_lookup (const char *type, int opset,
     gboolean *type_known);
 

@@ -1048,7 +1048,11 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
   gboolean known = FALSE;
   const IrOpDef *d;
 
-  if (l->opset == 0 && strcmp (l->version, CLINFER_IR_EXTENSION_OPSET) != 0) {
+  if (strcmp (l->version, CLINFER_IR_EXTENSION_OPSET) == 0) {
+    l->def = &clinfer_ir_extension_op;
+    return TRUE;
+  }
+  if (l->opset == 0) {
     ir_set_error (r, l, error, CLINFER_ERROR_UNSUPPORTED_OP,
         "opset '%s' is not supported (expected opset1..opset%d)", l->version,
         CLINFER_IR_OPSET_MAX);
@@ -1063,6 +1067,13 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
         l->type, l->version, CLINFER_IR_OPSET_MAX);
     return FALSE;
   }
+  for (guint i = 0; i < l->inputs->len; i++)
+    if (l->src[i] == NULL) {
+      ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
+          "input port %u has no incoming edge",
+          g_array_index (l->inputs, IrPort, i).id);
+      return FALSE;
+    }
   if (l->inputs->len < d->min_inputs || l->inputs->len > d->max_inputs
       || l->outputs->len < d->min_outputs || l->outputs->len > d->max_outputs) {
     ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
@@ -1072,13 +1083,6 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
         d->max_outputs);
     return FALSE;
   }
-  for (guint i = 0; i < l->inputs->len; i++)
-    if (l->src[i] == NULL) {
-      ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
-          "input port %u has no incoming edge",
-          g_array_index (l->inputs, IrPort, i).id);
-      return FALSE;
-    }
   l->def = d;
   return TRUE;
 }
@@ -1145,15 +1149,15 @@ build_graph (IrReader *r, GError **error)
   return order != NULL;
 }
 
-ClinferGraph *
-clinfer_ir_read_from_data (const char *xml, gsize xml_size, GBytes *weights,
-    const char *origin, GError **error)
+static ClinferGraph *
+read_ir (const char *xml, gsize xml_size, GBytes *weights, const char *origin,
+    const char *bin_path, GError **error)
 {
   IrReader r = { 0 };
   gboolean ok;
 
-  g_return_val_if_fail (xml != NULL || xml_size == 0, NULL);
   r.origin = origin ? origin : "<memory>";
+  r.bin_path = bin_path;
   r.graph = clinfer_graph_new ("", r.origin);
   g_hash_table_insert (r.graph->opsets, g_strdup (""), GINT_TO_POINTER (13));
   r.weights = weights ? g_bytes_ref (weights) : NULL;
@@ -1169,6 +1173,14 @@ clinfer_ir_read_from_data (const char *xml, gsize xml_size, GBytes *weights,
   if (!ok)
     g_clear_pointer (&r.graph, clinfer_graph_free);
   return r.graph;
+}
+
+ClinferGraph *
+clinfer_ir_read_from_data (const char *xml, gsize xml_size, GBytes *weights,
+    const char *origin, GError **error)
+{
+  g_return_val_if_fail (xml != NULL || xml_size == 0, NULL);
+  return read_ir (xml, xml_size, weights, origin, NULL, error);
 }
 
 /* "model.xml" -> "model.bin" */
@@ -1206,5 +1218,5 @@ clinfer_ir_read (const char *xml_path, const char *bin_path, GError **error)
     weights = g_mapped_file_get_bytes (mf);
     g_mapped_file_unref (mf);
   }
-  return clinfer_ir_read_from_data (xml, size, weights, xml_path, error);
+  return read_ir (xml, size, weights, xml_path, bin_path, error);
 }

@@ -1,0 +1,572 @@
+/* clinfer — the OpenCL executor: one device arena (sub-buffers per slot)
+ * and one host mirror per request, kernels created once per request, and
+ * per inference: inputs bound without copies where possible, steps run on
+ * the device or (fallback) on the CPU kernels with copies around them,
+ * outputs written to the caller's remote tensors or read back to host.
+ *
+ * Each slot tracks where its current value is valid (host, device or
+ * both); a copy happens only when a step needs the value on the other
+ * side, and every copy is counted in ClinferRunIO. */
+#include "devices/opencl/ocl-internal.h"
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ON_HOST = 1, ON_DEVICE = 2 };
+
+/* A host input wrapped as a CL_MEM_USE_HOST_PTR buffer, kept while the
+ * caller binds the same memory. */
+typedef struct {
+  cl_mem mem;
+  gpointer ptr;
+  gsize bytes;
+} HostWrap;
+
+typedef struct {
+  ClinferDeviceRun base;
+  OclDevice *dev;
+  OclPlan *op;
+  cl_mem arena;
+  cl_mem *arena_mems;        /* per slot: sub-buffer of an arena slot */
+  cl_mem *slot_mem;          /* per slot: buffer of the current value */
+  guint8 *state;             /* per slot: ON_HOST | ON_DEVICE */
+  ClinferTensor **host;      /* per slot: host tensor (view, const, input) */
+  void *host_arena;
+  cl_kernel **kernels;       /* per step, per launch */
+  HostWrap *wraps;           /* per input */
+  cl_mem *in_bufs;           /* per input: device copy when not wrapped */
+  ClinferTensor **in_host;   /* per input: host copy of a remote input */
+  guint n_slots, n_inputs;
+} OclRun;
+
+void
+clinfer_ocl_free_run (ClinferDeviceRun *base)
+{
+  OclRun *r = (OclRun *) base;
+  ClinferPlan *plan = base->plan;
+
+  if (r->kernels) {
+    for (guint i = 0; i < plan->steps->len; i++) {
+      OclStepImpl *impl = r->op->steps[i];
+      for (guint j = 0; impl && r->kernels[i] && j < impl->launches->len; j++)
+        if (r->kernels[i][j])
+          clReleaseKernel (r->kernels[i][j]);
+      g_free (r->kernels[i]);
+    }
+  }
+  for (guint i = 0; i < r->n_slots; i++) {
+    if (r->arena_mems[i])
+      clReleaseMemObject (r->arena_mems[i]);
+    g_clear_pointer (&r->host[i], clinfer_tensor_unref);
+  }
+  for (guint i = 0; i < r->n_inputs; i++) {
+    if (r->wraps[i].mem)
+      clReleaseMemObject (r->wraps[i].mem);
+    if (r->in_bufs[i])
+      clReleaseMemObject (r->in_bufs[i]);
+    g_clear_pointer (&r->in_host[i], clinfer_tensor_unref);
+  }
+  if (r->arena)
+    clReleaseMemObject (r->arena);
+  free (r->host_arena);
+  g_free (r->kernels);
+  g_free (r->arena_mems);
+  g_free (r->slot_mem);
+  g_free (r->state);
+  g_free (r->host);
+  g_free (r->wraps);
+  g_free (r->in_bufs);
+  g_free (r->in_host);
+  g_free (r);
+}
+
+/* Device arena with a sub-buffer per arena slot, and its host mirror. */
+static gboolean
+create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
+{
+  OclCore *core = r->dev->core;
+  cl_int err = CL_SUCCESS;
+
+  if (plan->arena_size == 0)
+    return TRUE;
+  r->arena = clCreateBuffer (core->context, CL_MEM_READ_WRITE,
+      plan->arena_size, NULL, &err);
+  if (!clinfer_ocl_check (err, "clCreateBuffer (arena)", error))
+    return FALSE;
+  if (posix_memalign (&r->host_arena, 64, plan->arena_size) != 0) {
+    r->host_arena = NULL;
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "out of memory allocating a %" G_GSIZE_FORMAT "-byte arena",
+        plan->arena_size);
+    return FALSE;
+  }
+  for (guint i = 0; i < r->n_slots; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    cl_buffer_region region = { s->offset, s->bytes };
+    if (s->kind != CLINFER_SLOT_ARENA)
+      continue;
+    r->host[i] = clinfer_tensor_new_wrapped (s->type, &s->shape, NULL,
+        (guint8 *) r->host_arena + s->offset, NULL, NULL, error);
+    if (r->host[i] == NULL)
+      return FALSE;
+    if (s->bytes == 0)
+      continue;
+    r->arena_mems[i] = clCreateSubBuffer (r->arena, CL_MEM_READ_WRITE,
+        CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    if (!clinfer_ocl_check (err, "clCreateSubBuffer (arena slot)", error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Kernel objects per launch, with their constant arguments set. */
+static gboolean
+create_kernels (OclRun *r, ClinferPlan *plan, GError **error)
+{
+  r->kernels = g_new0 (cl_kernel *, MAX (plan->steps->len, 1));
+  for (guint i = 0; i < plan->steps->len; i++) {
+    OclStepImpl *impl = r->op->steps[i];
+    if (impl == NULL)
+      continue;
+    r->kernels[i] = g_new0 (cl_kernel, MAX (impl->launches->len, 1));
+    for (guint j = 0; j < impl->launches->len; j++) {
+      OclLaunch *l = g_ptr_array_index (impl->launches, j);
+      cl_int err = CL_SUCCESS;
+      cl_kernel k;
+      if (l->kind != OCL_LAUNCH_KERNEL)
+        continue;
+      k = r->kernels[i][j] = clCreateKernel (l->program, l->kernel_name, &err);
+      if (!clinfer_ocl_check (err, l->kernel_name, error))
+        return FALSE;
+      for (guint a = 0; a < l->args->len && err == CL_SUCCESS; a++) {
+        OclArg *arg = &g_array_index (l->args, OclArg, a);
+        switch (arg->kind) {
+          case OCL_ARG_MEM: err = clSetKernelArg (k, a, sizeof (cl_mem), &arg->mem); break;
+          case OCL_ARG_INT: err = clSetKernelArg (k, a, sizeof (cl_int), &arg->i); break;
+          case OCL_ARG_FLOAT: err = clSetKernelArg (k, a, sizeof (cl_float), &arg->f); break;
+          case OCL_ARG_INT4: err = clSetKernelArg (k, a, sizeof (cl_int4), arg->v); break;
+          case OCL_ARG_INT8: err = clSetKernelArg (k, a, sizeof (cl_int8), arg->v); break;
+          case OCL_ARG_LOCAL: err = clSetKernelArg (k, a, arg->bytes, NULL); break;
+          default: break;
+        }
+      }
+      if (!clinfer_ocl_check (err, l->kernel_name, error)) {
+        g_prefix_error (error, "clSetKernelArg: ");
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+ClinferDeviceRun *
+clinfer_ocl_create_run (ClinferDevice *device, ClinferPlan *plan,
+    GError **error)
+{
+  OclRun *r = g_new0 (OclRun, 1);
+
+  r->base.device = device;
+  r->base.plan = plan;
+  r->dev = (OclDevice *) device;
+  r->op = plan->device_data;
+  r->n_slots = plan->slots->len;
+  r->n_inputs = plan->n_inputs;
+  r->arena_mems = g_new0 (cl_mem, MAX (r->n_slots, 1));
+  r->slot_mem = g_new0 (cl_mem, MAX (r->n_slots, 1));
+  r->state = g_new0 (guint8, MAX (r->n_slots, 1));
+  r->host = g_new0 (ClinferTensor *, MAX (r->n_slots, 1));
+  r->wraps = g_new0 (HostWrap, MAX (r->n_inputs, 1));
+  r->in_bufs = g_new0 (cl_mem, MAX (r->n_inputs, 1));
+  r->in_host = g_new0 (ClinferTensor *, MAX (r->n_inputs, 1));
+  for (guint i = 0; i < r->n_slots; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    if (s->kind == CLINFER_SLOT_CONSTANT)
+      r->host[i] = clinfer_tensor_ref (s->value);
+  }
+  if (!create_arenas (r, plan, error) || !create_kernels (r, plan, error)) {
+    g_prefix_error (error, "%s: %s: ", plan->graph->origin, device->name);
+    clinfer_ocl_free_run (&r->base);
+    return NULL;
+  }
+  return &r->base;
+}
+
+/* ---------------------------------------------------------------- */
+/* Moving values between host and device                             */
+
+static gsize
+slot_bytes (const ClinferTensor *t)
+{
+  return t ? clinfer_tensor_get_byte_size (t) : 0;
+}
+
+static gboolean
+ensure_device (OclRun *r, guint si, ClinferRunIO *io, GError **error)
+{
+  ClinferSlot *s = &g_array_index (r->base.plan->slots, ClinferSlot, si);
+  gsize bytes = slot_bytes (r->host[si]);
+  cl_int err = CL_SUCCESS;
+
+  if (r->state[si] & ON_DEVICE || bytes == 0)
+    return TRUE;
+  if (r->slot_mem[si] == NULL && s->kind == CLINFER_SLOT_INPUT) {
+    guint k = s->input_index;
+    if (r->in_bufs[k] == NULL)
+      r->in_bufs[k] = clCreateBuffer (r->dev->core->context, CL_MEM_READ_WRITE,
+          bytes, NULL, &err);
+    if (!clinfer_ocl_check (err, "clCreateBuffer (input)", error))
+      return FALSE;
+    r->slot_mem[si] = r->in_bufs[k];
+  }
+  if (r->slot_mem[si] == NULL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "internal: slot %u has no device buffer", si);
+    return FALSE;
+  }
+  err = clEnqueueWriteBuffer (r->dev->core->queue, r->slot_mem[si], CL_TRUE, 0,
+      bytes, clinfer_tensor_get_const_data (r->host[si]), 0, NULL, NULL);
+  if (!clinfer_ocl_check (err, "clEnqueueWriteBuffer", error))
+    return FALSE;
+  io->bytes_to_device += bytes;
+  r->state[si] |= ON_DEVICE;
+  return TRUE;
+}
+
+/* The run's own host tensor for input slot @si (a remote input read
+ * through the host, or downloaded for a fallback step). */
+static gboolean
+input_host_tensor (OclRun *r, guint si, GError **error)
+{
+  ClinferSlot *s = &g_array_index (r->base.plan->slots, ClinferSlot, si);
+  guint k = s->input_index;
+  const ClinferShape *shape = &r->base.plan->input_shapes[k];
+
+  if (r->in_host[k] == NULL
+      || !clinfer_shape_equal (clinfer_tensor_get_shape (r->in_host[k]), shape)) {
+    g_clear_pointer (&r->in_host[k], clinfer_tensor_unref);
+    if (!(r->in_host[k] = clinfer_tensor_new (s->type, shape, error)))
+      return FALSE;
+  }
+  if (r->host[si] != r->in_host[k]) {
+    g_clear_pointer (&r->host[si], clinfer_tensor_unref);
+    r->host[si] = clinfer_tensor_ref (r->in_host[k]);
+  }
+  return TRUE;
+}
+
+static gboolean
+ensure_host (OclRun *r, guint si, ClinferRunIO *io, GError **error)
+{
+  cl_int err;
+  gsize bytes;
+
+  if (r->state[si] & ON_HOST)
+    return TRUE;
+  if (r->host[si] == NULL && !input_host_tensor (r, si, error))
+    return FALSE;
+  bytes = slot_bytes (r->host[si]);
+  if (bytes > 0) {
+    err = clEnqueueReadBuffer (r->dev->core->queue, r->slot_mem[si], CL_TRUE,
+        0, bytes, clinfer_tensor_get_data (r->host[si]), 0, NULL, NULL);
+    if (!clinfer_ocl_check (err, "clEnqueueReadBuffer", error))
+      return FALSE;
+    io->bytes_to_host += bytes;
+  }
+  r->state[si] |= ON_HOST;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Inputs and outputs                                                */
+
+static void
+set_host (OclRun *r, guint si, ClinferTensor *t)
+{
+  if (r->host[si] == t)
+    return;
+  if (r->host[si])
+    clinfer_tensor_unref (r->host[si]);
+  r->host[si] = t ? clinfer_tensor_ref (t) : NULL;
+}
+
+/* Host memory @p of @bytes as the device buffer of input @k: a
+ * CL_MEM_USE_HOST_PTR buffer, re-synchronised by map/unmap when the same
+ * memory comes again. Copies nothing on unified-memory devices. */
+static cl_mem
+wrap_host (OclRun *r, guint k, gpointer p, gsize bytes, ClinferRunIO *io,
+    GError **error)
+{
+  OclCore *core = r->dev->core;
+  HostWrap *w = &r->wraps[k];
+  cl_int err = CL_SUCCESS;
+
+  if (w->mem && (w->ptr != p || w->bytes != bytes)) {
+    clReleaseMemObject (w->mem);
+    w->mem = NULL;
+  }
+  if (w->mem == NULL) {
+    w->mem = clCreateBuffer (core->context, CL_MEM_READ_ONLY
+        | CL_MEM_USE_HOST_PTR, bytes, p, &err);
+    if (!clinfer_ocl_check (err, "clCreateBuffer (CL_MEM_USE_HOST_PTR input)",
+            error))
+      return NULL;
+    w->ptr = p;
+    w->bytes = bytes;
+  } else {
+    void *m = clEnqueueMapBuffer (core->queue, w->mem, CL_TRUE,
+        CL_MAP_WRITE_INVALIDATE_REGION, 0, bytes, 0, NULL, NULL, &err);
+    if (!clinfer_ocl_check (err, "clEnqueueMapBuffer (input)", error))
+      return NULL;
+    err = clEnqueueUnmapMemObject (core->queue, w->mem, m, 0, NULL, NULL);
+    if (!clinfer_ocl_check (err, "clEnqueueUnmapMemObject (input)", error))
+      return NULL;
+  }
+  if (!core->unified_memory)
+    io->bytes_to_device += bytes;
+  return w->mem;
+}
+
+static gboolean
+bind_input (OclRun *r, guint si, guint k, ClinferRunIO *io, GError **error)
+{
+  ClinferRemoteTensor *rt = io->remote_inputs[k];
+  ClinferTensor *t = io->inputs[k];
+  cl_mem mem;
+
+  r->slot_mem[si] = NULL;
+  set_host (r, si, NULL);
+  if (rt && (mem = clinfer_ocl_remote_mem (rt, r->dev->core))
+      && clinfer_remote_tensor_is_contiguous (rt)) {
+    r->slot_mem[si] = mem;        /* the caller's buffer, no copy */
+    r->state[si] = ON_DEVICE;
+    return TRUE;
+  }
+  if (rt && !(rt->host && clinfer_remote_tensor_is_contiguous (rt))) {
+    /* Another context, or strided: read through the host (counted when
+     * the memory is not host memory). */
+    if (!input_host_tensor (r, si, error)
+        || !clinfer_remote_tensor_read (rt, r->host[si], error))
+      return FALSE;
+    if (rt->host == NULL)
+      io->bytes_to_host += rt->span;
+    r->state[si] = ON_HOST;
+    return TRUE;
+  }
+  if (rt) {
+    t = clinfer_tensor_new_wrapped (rt->type, &rt->shape, NULL, rt->host, NULL,
+        NULL, error);
+    if (t == NULL)
+      return FALSE;
+    set_host (r, si, t);
+    clinfer_tensor_unref (t);
+  } else
+    set_host (r, si, t);
+  r->state[si] = ON_HOST;
+  if (slot_bytes (r->host[si]) == 0)
+    return TRUE;
+  r->slot_mem[si] = wrap_host (r, k, clinfer_tensor_get_data (r->host[si]),
+      slot_bytes (r->host[si]), io, error);
+  if (r->slot_mem[si] == NULL)
+    return FALSE;
+  r->state[si] |= ON_DEVICE;
+  return TRUE;
+}
+
+/* Remote outputs of this context are written in place: their buffer
+ * replaces the arena slot's for this inference. */
+static void
+bind_outputs (OclRun *r, ClinferRunIO *io)
+{
+  ClinferPlan *plan = r->base.plan;
+
+  for (guint i = 0; i < plan->n_outputs; i++) {
+    guint si = plan->output_slots[i];
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
+    ClinferRemoteTensor *rt = io->remote_outputs[i];
+    cl_mem mem = rt ? clinfer_ocl_remote_mem (rt, r->dev->core) : NULL;
+    if (mem && s->kind == CLINFER_SLOT_ARENA && s->bytes > 0
+        && r->slot_mem[si] == r->arena_mems[si]
+        && clinfer_remote_tensor_is_contiguous (rt)
+        && clinfer_shape_equal (&rt->shape, &s->shape))
+      r->slot_mem[si] = mem;
+  }
+}
+
+static gboolean
+bind_all (OclRun *r, ClinferRunIO *io, GError **error)
+{
+  ClinferPlan *plan = r->base.plan;
+
+  for (guint i = 0; i < r->n_slots; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    switch (s->kind) {
+      case CLINFER_SLOT_CONSTANT:
+        r->slot_mem[i] = r->op->const_mems[i];
+        r->state[i] = ON_HOST | (r->slot_mem[i] ? ON_DEVICE : 0);
+        break;
+      case CLINFER_SLOT_ARENA:
+        r->slot_mem[i] = r->arena_mems[i];
+        r->state[i] = 0;
+        break;
+      case CLINFER_SLOT_DYNAMIC:
+        r->slot_mem[i] = NULL;
+        r->state[i] = ON_HOST;
+        break;
+      case CLINFER_SLOT_INPUT:
+        if (!bind_input (r, i, s->input_index, io, error))
+          return FALSE;
+        break;
+    }
+  }
+  bind_outputs (r, io);
+  return TRUE;
+}
+
+static gboolean
+write_output (OclRun *r, guint i, ClinferRunIO *io, GError **error)
+{
+  ClinferPlan *plan = r->base.plan;
+  guint si = plan->output_slots[i];
+  ClinferRemoteTensor *rt = io->remote_outputs[i];
+  cl_mem mem = rt ? clinfer_ocl_remote_mem (rt, r->dev->core) : NULL;
+
+  if (rt == NULL) {
+    if (!ensure_host (r, si, io, error))
+      return FALSE;
+    io->outputs[i] = clinfer_tensor_ref (r->host[si]);
+    return TRUE;
+  }
+  if (mem && r->slot_mem[si] == mem) {
+    /* Written in place; a fallback step left it on the host. */
+    return ensure_device (r, si, io, error);
+  }
+  if (mem && clinfer_remote_tensor_is_contiguous (rt) && rt->span > 0
+      && rt->span == slot_bytes (r->host[si])) {
+    cl_int err;
+    if (!ensure_device (r, si, io, error))
+      return FALSE;
+    err = clEnqueueCopyBuffer (r->dev->core->queue, r->slot_mem[si], mem, 0, 0,
+        rt->span, 0, NULL, NULL);
+    return clinfer_ocl_check (err, "clEnqueueCopyBuffer (output)", error);
+  }
+  if (!ensure_host (r, si, io, error)
+      || !clinfer_remote_tensor_write (rt, r->host[si], error))
+    return FALSE;
+  io->bytes_to_device += rt->span;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Steps                                                             */
+
+static gboolean
+run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
+    GError **error)
+{
+  cl_command_queue q = r->dev->core->queue;
+  cl_int err = CL_SUCCESS;
+
+  if (l->kind == OCL_LAUNCH_COPY) {
+    if (l->bytes == 0)
+      return TRUE;
+    err = clEnqueueCopyBuffer (q, r->slot_mem[st->in_slots[l->src_port]],
+        r->slot_mem[st->out_slots[l->dst_port]], l->src_offset, l->dst_offset,
+        l->bytes, 0, NULL, NULL);
+    return clinfer_ocl_check (err, "clEnqueueCopyBuffer", error);
+  }
+  for (guint j = 0; j < l->work_dim; j++)
+    if (l->gws[j] == 0)
+      return TRUE;
+  for (guint a = 0; a < l->args->len && err == CL_SUCCESS; a++) {
+    OclArg *arg = &g_array_index (l->args, OclArg, a);
+    cl_mem m = NULL;
+    if (arg->kind == OCL_ARG_INPUT)
+      m = arg->port < st->node->n_inputs && st->in_slots[arg->port] != G_MAXUINT
+          ? r->slot_mem[st->in_slots[arg->port]] : NULL;
+    else if (arg->kind == OCL_ARG_OUTPUT)
+      m = r->slot_mem[st->out_slots[arg->port]];
+    else
+      continue;
+    err = clSetKernelArg (k, a, sizeof (cl_mem), m ? &m : NULL);
+  }
+  if (err == CL_SUCCESS)
+    err = clEnqueueNDRangeKernel (q, k, l->work_dim, NULL, l->gws,
+        l->has_lws ? l->lws : NULL, 0, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "kernel %s: %s (%d)", l->kernel_name, clinfer_ocl_error_name (err),
+        (int) err);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+run_device_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
+    GError **error)
+{
+  OclStepImpl *impl = r->op->steps[index];
+
+  for (guint j = 0; j < st->node->n_inputs; j++)
+    if (st->in_slots[j] != G_MAXUINT
+        && !ensure_device (r, st->in_slots[j], io, error))
+      return FALSE;
+  for (guint j = 0; j < impl->launches->len; j++)
+    if (!run_launch (r, st, g_ptr_array_index (impl->launches, j),
+            r->kernels[index][j], error))
+      return FALSE;
+  for (guint j = 0; j < st->node->n_outputs; j++)
+    r->state[st->out_slots[j]] = ON_DEVICE;
+  return TRUE;
+}
+
+static gboolean
+run_fallback_step (OclRun *r, ClinferStep *st, ClinferRunIO *io,
+    GError **error)
+{
+  for (guint j = 0; j < st->node->n_inputs; j++)
+    if (st->in_slots[j] != G_MAXUINT
+        && !ensure_host (r, st->in_slots[j], io, error))
+      return FALSE;
+  if (!clinfer_cpu_step_run (r->base.plan, st, r->host,
+          r->base.plan->graph->origin, error))
+    return FALSE;
+  for (guint j = 0; j < st->node->n_outputs; j++)
+    r->state[st->out_slots[j]] = ON_HOST;
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
+{
+  OclRun *r = (OclRun *) base;
+  ClinferPlan *plan = base->plan;
+  cl_command_queue q = r->dev->core->queue;
+  gboolean ok = bind_all (r, io, error);
+
+  if (ok && plan->steps->len > 0)
+    omp_set_num_threads (base->device->threads);
+  for (guint i = 0; ok && i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    gint64 t0 = io->profile ? g_get_monotonic_time () : 0;
+    ok = st->fallback ? run_fallback_step (r, st, io, error)
+        : run_device_step (r, i, st, io, error);
+    if (ok && io->profile) {
+      clFinish (q);
+      clinfer_profile_record (io->profile, st,
+          (g_get_monotonic_time () - t0) * 1000);
+    }
+    if (!ok)
+      g_prefix_error (error, "%s: node %s on %s: ", plan->graph->origin,
+          clinfer_node_label (st->node), base->device->name);
+  }
+  for (guint i = 0; ok && i < plan->n_outputs; i++)
+    ok = write_output (r, i, io, error);
+  /* Remote outputs are complete when infer returns. */
+  if (clFinish (q) != CL_SUCCESS && ok) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "%s: %s: clFinish failed", plan->graph->origin, base->device->name);
+    ok = FALSE;
+  }
+  return ok;
+}

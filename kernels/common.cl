@@ -1,0 +1,48 @@
+/* clinfer OpenCL kernels — definitions every kernel family starts with.
+ *
+ * Float kernels are built twice: plain (f32 tensors) and with -DDATA_F16
+ * (f16 tensors stored as half). Arithmetic is always in float: half is
+ * only loaded and stored (vload_half / vstore_half), so devices without
+ * cl_khr_fp16 run f16 models too. Layout kernels move raw bits: built with
+ * -DELEM=uchar|ushort|uint|ulong for the element size. */
+
+#ifdef DATA_F16
+typedef half data_t;
+#define LOAD(p, i) vload_half ((i), (p))
+#define STORE(p, i, v) vstore_half ((v), (i), (p))
+#else
+typedef float data_t;
+#define LOAD(p, i) ((p)[i])
+#define STORE(p, i, v) ((p)[i] = (v))
+#endif
+
+/* Activation codes shared with the host (ocl-conv.c, ocl-eltwise.c). */
+#define ACT_NONE 0
+#define ACT_RELU 1
+#define ACT_CLIP 2
+#define ACT_LEAKY_RELU 3
+
+inline float
+apply_activation (float x, int act, float a, float b)
+{
+  switch (act) {
+    case ACT_RELU: return x > 0.0f ? x : 0.0f;
+    case ACT_CLIP: return x < a ? a : (x > b ? b : x);
+    case ACT_LEAKY_RELU: return x >= 0.0f ? x : a * x;
+    default: return x;
+  }
+}
+
+/* Element offset of flat index @i of a tensor of @rank dims @dims, read
+ * through element strides @strides (0 for broadcast dims). */
+inline int
+strided_offset (int i, int rank, const int *dims, const int *strides)
+{
+  int off = 0;
+  for (int d = rank - 1; d >= 0; d--) {
+    int c = i % dims[d];
+    i /= dims[d];
+    off += c * strides[d];
+  }
+  return off;
+}

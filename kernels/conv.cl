@@ -1,0 +1,134 @@
+/* clinfer OpenCL kernels — convolution (Conv and the fused conv + bias +
+ * residual + activation of com.clinfer FusedConv), NCHW, 1 to 3 spatial
+ * dims handled as (D, H, W). Work-item (spatial, output channel(s), batch).
+ *
+ * in/out/kernel/stride/dilation/pad: int4 (D, H, W, unused). */
+
+/* Generic direct convolution: any group, stride, dilation and padding. */
+__kernel void
+conv_direct (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin_g, int cout, int cout_g, int4 in,
+    int4 out, int4 k, int4 s, int4 dl, int4 pad, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int sp = get_global_id (0);
+  int oc = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.x * out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = (sp / out.z) % out.y, od = sp / (out.z * out.y);
+  int g = oc / cout_g;
+  int in_sp = in.x * in.y * in.z;
+  int ksz = k.x * k.y * k.z;
+  __global const data_t *xg = x + ((size_t) n * cin_g * (cout / cout_g)
+      + (size_t) g * cin_g) * in_sp;
+  __global const data_t *wo = w + (size_t) oc * cin_g * ksz;
+  float acc = has_bias ? LOAD (bias, oc) : 0.0f;
+
+  for (int ic = 0; ic < cin_g; ic++) {
+    __global const data_t *xi = xg + (size_t) ic * in_sp;
+    __global const data_t *wi = wo + ic * ksz;
+    for (int kd = 0; kd < k.x; kd++) {
+      int id = od * s.x + kd * dl.x - pad.x;
+      if (id < 0 || id >= in.x)
+        continue;
+      for (int kh = 0; kh < k.y; kh++) {
+        int ih = oh * s.y + kh * dl.y - pad.y;
+        if (ih < 0 || ih >= in.y)
+          continue;
+        for (int kw = 0; kw < k.z; kw++) {
+          int iw = ow * s.z + kw * dl.z - pad.z;
+          if (iw < 0 || iw >= in.z)
+            continue;
+          acc += LOAD (xi, (id * in.y + ih) * in.z + iw)
+              * LOAD (wi, (kd * k.y + kh) * k.z + kw);
+        }
+      }
+    }
+  }
+  size_t o = ((size_t) n * cout + oc) * out_sp + sp;
+  if (has_z)
+    acc += LOAD (z, o);
+  STORE (y, o, apply_activation (acc, act, act_a, act_b));
+}
+
+/* 1x1, stride 1, no padding, one group: a GEMM per image; each work-item
+ * computes 4 output channels of one pixel so every input load is used 4
+ * times. */
+__kernel void
+conv_1x1 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin, int cout, int hw, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int p = get_global_id (0);
+  int oc0 = get_global_id (1) * 4;
+  int n = get_global_id (2);
+  if (p >= hw)
+    return;
+  __global const data_t *xn = x + (size_t) n * cin * hw + p;
+  float acc[4];
+  for (int j = 0; j < 4; j++)
+    acc[j] = has_bias && oc0 + j < cout ? LOAD (bias, oc0 + j) : 0.0f;
+  if (oc0 + 4 <= cout) {
+    __global const data_t *w0 = w + (size_t) oc0 * cin;
+    for (int c = 0; c < cin; c++) {
+      float xv = LOAD (xn, (size_t) c * hw);
+      acc[0] += xv * LOAD (w0, c);
+      acc[1] += xv * LOAD (w0, cin + c);
+      acc[2] += xv * LOAD (w0, 2 * cin + c);
+      acc[3] += xv * LOAD (w0, 3 * cin + c);
+    }
+  } else {
+    for (int c = 0; c < cin; c++) {
+      float xv = LOAD (xn, (size_t) c * hw);
+      for (int j = 0; j < 4 && oc0 + j < cout; j++)
+        acc[j] += xv * LOAD (w, (size_t) (oc0 + j) * cin + c);
+    }
+  }
+  for (int j = 0; j < 4 && oc0 + j < cout; j++) {
+    size_t o = ((size_t) n * cout + oc0 + j) * hw + p;
+    float v = acc[j] + (has_z ? LOAD (z, o) : 0.0f);
+    STORE (y, o, apply_activation (v, act, act_a, act_b));
+  }
+}
+
+/* Depthwise 2-D (one input channel per group, cout == groups): the window
+ * loops have no channel loop and skip the bounds tests inside the image. */
+__kernel void
+conv_depthwise (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int channels, int4 in, int4 out, int4 k, int4 s,
+    int4 dl, int4 pad, int has_bias, int has_z, int act, float act_a,
+    float act_b)
+{
+  int sp = get_global_id (0);
+  int c = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = sp / out.z;
+  __global const data_t *xi = x + ((size_t) n * channels + c) * in.y * in.z;
+  __global const data_t *wc = w + (size_t) c * k.y * k.z;
+  float acc = has_bias ? LOAD (bias, c) : 0.0f;
+  int ih0 = oh * s.y - pad.y, iw0 = ow * s.z - pad.z;
+
+  for (int kh = 0; kh < k.y; kh++) {
+    int ih = ih0 + kh * dl.y;
+    if (ih < 0 || ih >= in.y)
+      continue;
+    for (int kw = 0; kw < k.z; kw++) {
+      int iw = iw0 + kw * dl.z;
+      if (iw < 0 || iw >= in.z)
+        continue;
+      acc += LOAD (xi, ih * in.z + iw) * LOAD (wc, kh * k.z + kw);
+    }
+  }
+  size_t o = ((size_t) n * channels + c) * out_sp + sp;
+  if (has_z)
+    acc += LOAD (z, o);
+  STORE (y, o, apply_activation (acc, act, act_a, act_b));
+}

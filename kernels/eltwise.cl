@@ -1,0 +1,174 @@
+/* clinfer OpenCL kernels — element-wise binary ops with numpy broadcasting
+ * and unary ops (activations, math), computed in float. Op codes are
+ * shared with the host (engine/devices/opencl/ocl-eltwise.c). */
+
+#define BIN_ADD 0
+#define BIN_SUB 1
+#define BIN_MUL 2
+#define BIN_DIV 3
+#define BIN_POW 4
+#define BIN_MAX 5
+#define BIN_MIN 6
+#define BIN_PRELU 7
+#define BIN_MEAN 8
+
+inline float
+binary_op (int op, float a, float b)
+{
+  switch (op) {
+    case BIN_ADD: return a + b;
+    case BIN_SUB: return a - b;
+    case BIN_MUL: return a * b;
+    case BIN_DIV: return a / b;
+    case BIN_POW: return pow (a, b);
+    case BIN_MAX: return isnan (a) || isnan (b) ? NAN : fmax (a, b);
+    case BIN_MIN: return isnan (a) || isnan (b) ? NAN : fmin (a, b);
+    case BIN_PRELU: return a < 0.0f ? a * b : a;
+    case BIN_MEAN: return (a + b) * 0.5f;
+    default: return 0.0f;
+  }
+}
+
+/* Same shape, or @b a single element (b_scalar). */
+__kernel void
+binary_flat (__global const data_t *a, __global const data_t *b,
+    __global data_t *y, int n, int op, int b_scalar, int act, float act_a,
+    float act_b)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  float v = binary_op (op, LOAD (a, i), LOAD (b, b_scalar ? 0 : i));
+  STORE (y, i, apply_activation (v, act, act_a, act_b));
+}
+
+/* Broadcast: y of @dims (rank <= 8); a and b read through element strides
+ * (0 on broadcast dims). */
+__kernel void
+binary_broadcast (__global const data_t *a, __global const data_t *b,
+    __global data_t *y, int n, int op, int rank, int8 dims, int8 sa, int8 sb)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int d[8], s0[8], s1[8];
+  vstore8 (dims, 0, d);
+  vstore8 (sa, 0, s0);
+  vstore8 (sb, 0, s1);
+  STORE (y, i, binary_op (op, LOAD (a, strided_offset (i, rank, d, s0)),
+          LOAD (b, strided_offset (i, rank, d, s1))));
+}
+
+#define UN_RELU 0
+#define UN_LEAKY 1
+#define UN_ELU 2
+#define UN_SELU 3
+#define UN_CELU 4
+#define UN_THRELU 5
+#define UN_SIGMOID 6
+#define UN_HSIGMOID 7
+#define UN_HSWISH 8
+#define UN_TANH 9
+#define UN_CLIP 10
+#define UN_SOFTPLUS 11
+#define UN_SOFTSIGN 12
+#define UN_MISH 13
+#define UN_ERF 14
+#define UN_SHRINK 15
+#define UN_SIGN 16
+#define UN_ABS 17
+#define UN_NEG 18
+#define UN_RECIP 19
+#define UN_FLOOR 20
+#define UN_CEIL 21
+#define UN_ROUND 22
+#define UN_EXP 23
+#define UN_LOG 24
+#define UN_SQRT 25
+#define UN_SIN 26
+#define UN_COS 27
+#define UN_TAN 28
+#define UN_ASIN 29
+#define UN_ACOS 30
+#define UN_ATAN 31
+#define UN_SINH 32
+#define UN_COSH 33
+#define UN_ASINH 34
+#define UN_ACOSH 35
+#define UN_ATANH 36
+#define UN_IDENTITY 37
+
+inline float
+softplus (float x)
+{
+  return x > 0.0f ? x + log1p (exp (-x)) : log1p (exp (x));
+}
+
+inline float
+unary_op (int op, float x, float a, float b)
+{
+  switch (op) {
+    case UN_RELU: return x > 0.0f ? x : 0.0f;
+    case UN_LEAKY: return x >= 0.0f ? x : a * x;
+    case UN_ELU: return x >= 0.0f ? x : a * expm1 (x);
+    case UN_SELU: return x > 0.0f ? b * x : b * a * expm1 (x);
+    case UN_CELU: return x > 0.0f ? x : a * expm1 (x / a);
+    case UN_THRELU: return x > a ? x : 0.0f;
+    case UN_SIGMOID: return 1.0f / (1.0f + exp (-x));
+    case UN_HSIGMOID: return clamp (a * x + b, 0.0f, 1.0f);
+    case UN_HSWISH: return x * clamp (x / 6.0f + 0.5f, 0.0f, 1.0f);
+    case UN_TANH: return tanh (x);
+    case UN_CLIP: return isnan (x) ? x : fmin (fmax (x, a), b);
+    case UN_SOFTPLUS: return softplus (x);
+    case UN_SOFTSIGN: return x / (1.0f + fabs (x));
+    case UN_MISH: return x * tanh (softplus (x));
+    case UN_ERF: return erf (x);
+    case UN_SHRINK: return x < -b ? x + a : (x > b ? x - a : 0.0f);
+    case UN_SIGN: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
+    case UN_ABS: return fabs (x);
+    case UN_NEG: return -x;
+    case UN_RECIP: return 1.0f / x;
+    case UN_FLOOR: return floor (x);
+    case UN_CEIL: return ceil (x);
+    case UN_ROUND: return rint (x);
+    case UN_EXP: return exp (x);
+    case UN_LOG: return log (x);
+    case UN_SQRT: return sqrt (x);
+    case UN_SIN: return sin (x);
+    case UN_COS: return cos (x);
+    case UN_TAN: return tan (x);
+    case UN_ASIN: return asin (x);
+    case UN_ACOS: return acos (x);
+    case UN_ATAN: return atan (x);
+    case UN_SINH: return sinh (x);
+    case UN_COSH: return cosh (x);
+    case UN_ASINH: return asinh (x);
+    case UN_ACOSH: return acosh (x);
+    case UN_ATANH: return atanh (x);
+    default: return x;
+  }
+}
+
+__kernel void
+unary (__global const data_t *x, __global data_t *y, int n, int op, float a,
+    float b)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  STORE (y, i, unary_op (op, LOAD (x, i), a, b));
+}
+
+/* BatchNormalization (inference) folded on the host into y = x * scale[c]
+ * + shift[c] over [outer, channels, inner]. */
+__kernel void
+channel_affine (__global const data_t *x, __global const float *scale,
+    __global const float *shift, __global data_t *y, int n, int channels,
+    int inner)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int c = (i / inner) % channels;
+  STORE (y, i, LOAD (x, i) * scale[c] + shift[c]);
+}

@@ -1,0 +1,79 @@
+/* clinfer OpenCL kernels — pooling over NCHW with 1 to 3 spatial dims
+ * handled as (D, H, W): MaxPool, AveragePool and the global pools.
+ * Work-item (spatial, channel, batch) for windows, one (n, c) plane per
+ * work-item for global pools. */
+
+/* Taps of output position @o inside [-pad, in + pad_end): the divisor of
+ * count_include_pad (ceil_mode windows may overhang the padded input). */
+inline int
+padded_taps (int o, int s, int pad, int pad_end, int in, int k, int d)
+{
+  int start = o * s - pad;
+  if (start >= in + pad_end)
+    return 0;
+  if (start + (k - 1) * d >= in + pad_end)
+    return (in + pad_end - 1 - start) / d + 1;
+  return k;
+}
+
+/* mode 0: max; 1: average excluding padding; 2: average including it. */
+__kernel void
+pool_window (__global const data_t *x, __global data_t *y, int channels,
+    int4 in, int4 out, int4 k, int4 s, int4 dl, int4 pad, int4 pad_end,
+    int mode)
+{
+  int sp = get_global_id (0);
+  int c = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.x * out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = (sp / out.z) % out.y, od = sp / (out.z * out.y);
+  __global const data_t *xi = x + ((size_t) n * channels + c) * in.x * in.y * in.z;
+  float acc = mode == 0 ? -INFINITY : 0.0f;
+  int count = 0;
+
+  for (int kd = 0; kd < k.x; kd++) {
+    int id = od * s.x + kd * dl.x - pad.x;
+    if (id < 0 || id >= in.x)
+      continue;
+    for (int kh = 0; kh < k.y; kh++) {
+      int ih = oh * s.y + kh * dl.y - pad.y;
+      if (ih < 0 || ih >= in.y)
+        continue;
+      for (int kw = 0; kw < k.z; kw++) {
+        int iw = ow * s.z + kw * dl.z - pad.z;
+        if (iw < 0 || iw >= in.z)
+          continue;
+        float v = LOAD (xi, (id * in.y + ih) * in.z + iw);
+        acc = mode == 0 ? fmax (acc, v) : acc + v;
+        count++;
+      }
+    }
+  }
+  if (mode == 1)
+    acc = count > 0 ? acc / (float) count : 0.0f;
+  else if (mode == 2) {
+    int cnt = padded_taps (od, s.x, pad.x, pad_end.x, in.x, k.x, dl.x)
+        * padded_taps (oh, s.y, pad.y, pad_end.y, in.y, k.y, dl.y)
+        * padded_taps (ow, s.z, pad.z, pad_end.z, in.z, k.z, dl.z);
+    acc = cnt > 0 ? acc / (float) cnt : 0.0f;
+  }
+  STORE (y, ((size_t) n * channels + c) * out_sp + sp, acc);
+}
+
+/* mode 0: max; 1: average. One work-item per (n, c) plane of @plane. */
+__kernel void
+pool_global (__global const data_t *x, __global data_t *y, int plane,
+    int mode)
+{
+  int i = get_global_id (0);
+  __global const data_t *xi = x + (size_t) i * plane;
+  float acc = mode == 0 ? -INFINITY : 0.0f;
+
+  for (int j = 0; j < plane; j++) {
+    float v = LOAD (xi, j);
+    acc = mode == 0 ? fmax (acc, v) : acc + v;
+  }
+  STORE (y, i, mode == 0 ? acc : acc / (float) plane);
+}
