@@ -10,44 +10,13 @@
 #include "config.h"
 #endif
 
-#include "gstclinferpreprocess.h"
+#include "gstclinferpreprocesscpu.h"
 
 #include <math.h>
 #include <string.h>
 
 /* Below this many model pixels threads cost more than they save. */
 #define PARALLEL_MIN_PIXELS 4096
-
-typedef enum
-{
-  FAMILY_PACKED_RGB,
-  FAMILY_GRAY,
-  FAMILY_NV12,
-  FAMILY_I420,
-} FormatFamily;
-
-/* One bilinear tap along an axis: source indices and the weight of i1;
- * i0 < 0 marks a padding pixel (letterbox). */
-typedef struct
-{
-  gint i0, i1;
-  gfloat f;
-} Tap;
-
-typedef struct
-{
-  GstClinferPreprocess parent;
-
-  FormatFamily family;
-  gint comp_offset[3];          /* packed RGB: byte offsets of R, G, B */
-  gint pixel_stride;
-  /* YUV to RGB: R = y + rv * v, G = y + gu * u + gv * v, B = y + bu * u,
-   * with y = (Y - y_offset) * y_scale and u/v = (U/V - 128) * c_scale. */
-  gfloat y_offset, y_scale, c_scale, rv, gu, gv, bu;
-  Tap *xtaps, *ytaps;
-  gint rgb_index[3];            /* model channel -> R/G/B index */
-  gfloat mean[3], inv_scale[3];
-} GstClinferPreprocessCpu;
 
 static gboolean gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
     const GstVideoFrame * frame, ClinferTensor * input, GError ** error);
@@ -114,6 +83,60 @@ setup_yuv (GstClinferPreprocessCpu * self, const GstVideoInfo * vinfo)
   self->gv = -2.0 * kr * (1.0 - kr) / kg;
 }
 
+#ifdef GST_CLINFER_HAVE_AVX2
+gboolean
+gst_clinfer_preprocess_avx2_available (void)
+{
+  const gchar *isa = g_getenv ("CLINFER_CPU_ISA");
+
+  /* The engine's switch for its own kernels applies here too. */
+  if (isa != NULL && g_ascii_strcasecmp (isa, "generic") == 0)
+    return FALSE;
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
+}
+#endif
+
+/* Tables of the AVX2 rows: the columns whose 32-bit loads stay inside the
+ * frame's rows (a packed pixel is read as one word, up to 3 bytes past the
+ * tap; YUV bytes are read one by one). */
+static void
+setup_simd (GstClinferPreprocessCpu * self)
+{
+#ifdef GST_CLINFER_HAVE_AVX2
+  const GstClinferPreprocessConfig *cfg = &self->parent.config;
+  const GstClinferGeometry *g = &self->parent.geometry;
+  gint w = cfg->width, frame_w = g->frame_width, u, end;
+  gboolean yuv = self->family == FAMILY_NV12 || self->family == FAMILY_I420;
+  gint64 row_bytes = (gint64) frame_w * self->pixel_stride;
+
+  if (cfg->channels != 3 || !gst_clinfer_preprocess_avx2_available ())
+    return;
+  self->x_offset0 = g_new0 (gint32, w);
+  self->x_offset1 = g_new0 (gint32, w);
+  self->c_offset0 = g_new0 (gint32, w);
+  self->c_offset1 = g_new0 (gint32, w);
+  self->x_weight = g_new0 (gfloat, w);
+  end = g->dst_x;
+  for (u = g->dst_x; u < g->dst_x + g->dst_w; u++) {
+    const Tap *t = &self->xtaps[u];
+    gint cps = self->family == FAMILY_NV12 ? 2 : 1;
+
+    self->x_offset0[u] = t->i0 * self->pixel_stride;
+    self->x_offset1[u] = t->i1 * self->pixel_stride;
+    self->c_offset0[u] = (t->i0 / 2) * cps;
+    self->c_offset1[u] = (t->i1 / 2) * cps;
+    self->x_weight[u] = t->f;
+    if (!yuv && self->x_offset1[u] + 4 > row_bytes)
+      break;
+    end = u + 1;
+  }
+  self->simd_begin = g->dst_x;
+  self->simd_end = end;
+  self->use_simd = self->simd_end > self->simd_begin;
+#endif
+}
+
 GstClinferPreprocess *
 gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
     GError ** error)
@@ -133,14 +156,18 @@ gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
 
   switch (GST_VIDEO_INFO_FORMAT (vinfo)) {
     case GST_VIDEO_FORMAT_GRAY8:
+      /* comp_offset all 0: the AVX2 rows read it as packed RGB. */
       self->family = FAMILY_GRAY;
+      self->pixel_stride = 1;
       break;
     case GST_VIDEO_FORMAT_NV12:
       self->family = FAMILY_NV12;
+      self->pixel_stride = 1;   /* of the Y plane */
       setup_yuv (self, vinfo);
       break;
     case GST_VIDEO_FORMAT_I420:
       self->family = FAMILY_I420;
+      self->pixel_stride = 1;
       setup_yuv (self, vinfo);
       break;
     default:
@@ -163,11 +190,21 @@ gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
       g->src_w, g->frame_width);
   self->ytaps = make_taps (config->height, g->dst_y, g->dst_h, g->src_y,
       g->src_h, g->frame_height);
+  /* Component k (R, G, B) feeds model channel k, or 2 - k when the model
+   * wants B, G, R. */
   for (c = 0; c < 3; c++) {
-    self->rgb_index[c] = config->reverse_channels ? 2 - c : c;
-    self->mean[c] = config->mean[c];
-    self->inv_scale[c] = 1.0f / config->scale[c];
+    gint ch = config->channels == 3 && config->reverse_channels ? 2 - c : c;
+
+    if (ch >= config->channels)
+      ch = 0;
+    self->mean[c] = config->mean[ch];
+    self->inv_scale[c] = 1.0f / config->scale[ch];
+    self->channel_offset[c] = config->layout == GST_CLINFER_LAYOUT_NCHW
+        ? (gsize) ch * config->width * config->height : (gsize) ch;
   }
+  self->pixel_step = config->layout == GST_CLINFER_LAYOUT_NCHW ? 1
+      : (gsize) config->channels;
+  setup_simd (self);
   return &self->parent;
 }
 
@@ -178,6 +215,11 @@ gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp)
 
   g_free (self->xtaps);
   g_free (self->ytaps);
+  g_free (self->x_offset0);
+  g_free (self->x_offset1);
+  g_free (self->c_offset0);
+  g_free (self->c_offset1);
+  g_free (self->x_weight);
   g_free (self);
 }
 
@@ -248,7 +290,7 @@ fetch_gray (const GstClinferPreprocessCpu * self, FormatFamily family,
   }
 }
 
-static inline void
+static G_ALWAYS_INLINE inline void
 store (ClinferElementType type, gpointer data, gsize index, gfloat value)
 {
   switch (type) {
@@ -291,22 +333,24 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
   }
 }
 
+/* One model row; @family and @type are constants in each caller, so the
+ * compiler makes one loop per format family and element type. */
 static G_ALWAYS_INLINE inline void
 process_row_family (const GstClinferPreprocessCpu * self,
-    const GstVideoFrame * frame, gint v, gpointer data, FormatFamily family)
+    const GstVideoFrame * frame, gint v, gpointer data, gint u_begin,
+    gint u_end, FormatFamily family, ClinferElementType type)
 {
   const GstClinferPreprocessConfig *cfg = &self->parent.config;
   const Tap *ty = &self->ytaps[v];
-  gint w = cfg->width, n_ch = cfg->channels;
-  gsize plane = (gsize) w * cfg->height;
-  gboolean nchw = cfg->layout == GST_CLINFER_LAYOUT_NCHW;
+  gint w = cfg->width, u, k;
+  gboolean gray = cfg->channels == 1;
+  gsize index = ((gsize) v * w + u_begin) * self->pixel_step;
   Rows rows;
-  gint u, c;
 
   if (ty->i0 >= 0)
     get_rows (self, frame, ty, &rows);
 
-  for (u = 0; u < w; u++) {
+  for (u = u_begin; u < u_end; u++, index += self->pixel_step) {
     const Tap *tx = &self->xtaps[u];
     gfloat px[3] = { 0, 0, 0 };
 
@@ -315,7 +359,7 @@ process_row_family (const GstClinferPreprocessCpu * self,
       gfloat w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy);
       gfloat w10 = (1 - fx) * fy, w11 = fx * fy;
 
-      if (n_ch == 1) {
+      if (gray) {
         px[0] = w00 * fetch_gray (self, family, &rows, 0, tx->i0)
             + w01 * fetch_gray (self, family, &rows, 0, tx->i1)
             + w10 * fetch_gray (self, family, &rows, 1, tx->i0)
@@ -327,43 +371,79 @@ process_row_family (const GstClinferPreprocessCpu * self,
         fetch_rgb (self, family, &rows, 0, tx->i1, b);
         fetch_rgb (self, family, &rows, 1, tx->i0, d);
         fetch_rgb (self, family, &rows, 1, tx->i1, e);
-        for (c = 0; c < 3; c++) {
-          gint k = self->rgb_index[c];
-
-          px[c] = w00 * a[k] + w01 * b[k] + w10 * d[k] + w11 * e[k];
-        }
+        for (k = 0; k < 3; k++)
+          px[k] = w00 * a[k] + w01 * b[k] + w10 * d[k] + w11 * e[k];
       }
     }
     /* else: padding, a black pixel */
 
-    for (c = 0; c < n_ch; c++) {
-      gfloat value = (px[c] - self->mean[c]) * self->inv_scale[c];
-      gsize index = nchw ? c * plane + (gsize) v * w + u
-          : ((gsize) v * w + u) * n_ch + c;
-
-      store (cfg->type, data, index, value);
+    if (gray) {
+      store (type, data, index, (px[0] - self->mean[0]) * self->inv_scale[0]);
+    } else {
+      for (k = 0; k < 3; k++)
+        store (type, data, index + self->channel_offset[k],
+            (px[k] - self->mean[k]) * self->inv_scale[k]);
     }
   }
 }
+
+#define DISPATCH_TYPE(family) \
+  switch (self->parent.config.type) { \
+    case CLINFER_TYPE_F16: \
+      process_row_family (self, frame, v, data, u_begin, u_end, family, \
+          CLINFER_TYPE_F16); \
+      break; \
+    case CLINFER_TYPE_U8: \
+      process_row_family (self, frame, v, data, u_begin, u_end, family, \
+          CLINFER_TYPE_U8); \
+      break; \
+    default: \
+      process_row_family (self, frame, v, data, u_begin, u_end, family, \
+          CLINFER_TYPE_F32); \
+      break; \
+  }
+
+/* Model columns [u_begin, u_end) of row @v, portable code. */
+static void
+process_columns (const GstClinferPreprocessCpu * self,
+    const GstVideoFrame * frame, gint v, gpointer data, gint u_begin,
+    gint u_end)
+{
+  if (u_begin >= u_end)
+    return;
+  switch (self->family) {
+    case FAMILY_PACKED_RGB:
+      DISPATCH_TYPE (FAMILY_PACKED_RGB);
+      break;
+    case FAMILY_GRAY:
+      DISPATCH_TYPE (FAMILY_GRAY);
+      break;
+    case FAMILY_NV12:
+      DISPATCH_TYPE (FAMILY_NV12);
+      break;
+    case FAMILY_I420:
+      DISPATCH_TYPE (FAMILY_I420);
+      break;
+  }
+}
+
+#undef DISPATCH_TYPE
 
 static void
 process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
     gint v, gpointer data)
 {
-  switch (self->family) {
-    case FAMILY_PACKED_RGB:
-      process_row_family (self, frame, v, data, FAMILY_PACKED_RGB);
-      break;
-    case FAMILY_GRAY:
-      process_row_family (self, frame, v, data, FAMILY_GRAY);
-      break;
-    case FAMILY_NV12:
-      process_row_family (self, frame, v, data, FAMILY_NV12);
-      break;
-    case FAMILY_I420:
-      process_row_family (self, frame, v, data, FAMILY_I420);
-      break;
+  gint w = self->parent.config.width;
+
+#ifdef GST_CLINFER_HAVE_AVX2
+  if (self->use_simd && self->ytaps[v].i0 >= 0) {
+    process_columns (self, frame, v, data, 0, self->simd_begin);
+    gst_clinfer_preprocess_avx2_row (self, frame, v, data);
+    process_columns (self, frame, v, data, self->simd_end, w);
+    return;
   }
+#endif
+  process_columns (self, frame, v, data, 0, w);
 }
 
 static gboolean

@@ -79,7 +79,10 @@ slot_for (ClinferPlan *plan, GHashTable *port_slot, ClinferNode *node,
       if (g_ptr_array_index (plan->graph->inputs, i) == node)
         s.input_index = i;
   } else if (clinfer_shape_is_static (&d->shape)
-      && clinfer_element_type_size (d->type) > 0) {
+      && clinfer_element_type_size (d->type) > 0
+      && d->type != CLINFER_TYPE_STRING) {
+    /* String tensors own their char* elements: they get owned tensors
+     * (dynamic slots), never arena memory that nobody would free. */
     s.kind = CLINFER_SLOT_ARENA;
     s.bytes = (gsize) clinfer_shape_n_elements (&d->shape)
         * clinfer_element_type_size (d->type);
@@ -95,7 +98,8 @@ static gboolean
 step_is_dynamic (const ClinferNode *node)
 {
   for (guint i = 0; i < node->n_outputs; i++)
-    if (!clinfer_shape_is_static (&node->outputs[i].shape))
+    if (!clinfer_shape_is_static (&node->outputs[i].shape)
+        || node->outputs[i].type == CLINFER_TYPE_STRING)
       return TRUE;
   return FALSE;
 }

@@ -124,3 +124,24 @@ clinfer_device_list (void)
 #endif
   return out;
 }
+
+#ifndef CLINFER_HAVE_OPENCL
+/* Without OpenCL there is no context to share. */
+ClinferRemoteContext *
+clinfer_remote_context_new_from_cl_context (gpointer cl_context,
+    GError **error)
+{
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+      "clinfer was built without OpenCL: cannot share a cl_context");
+  return NULL;
+}
+
+ClinferRemoteContext *
+clinfer_remote_context_new_from_cl_queue (gpointer cl_command_queue,
+    GError **error)
+{
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+      "clinfer was built without OpenCL: cannot share a cl_command_queue");
+  return NULL;
+}
+#endif

@@ -84,26 +84,6 @@ typedef struct {
 } UnaryData;
 
 static gboolean
-is_signed_int (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_I8 || t == CLINFER_TYPE_I16 || t == CLINFER_TYPE_I32
-      || t == CLINFER_TYPE_I64;
-}
-
-static gboolean
-is_unsigned_int (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_U8 || t == CLINFER_TYPE_U16 || t == CLINFER_TYPE_U32
-      || t == CLINFER_TYPE_U64;
-}
-
-static gboolean
-is_half (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16;
-}
-
-static gboolean
 prepare_unary (ClinferNode *node, GError **error)
 {
   g_autofree UnaryData *d = g_new0 (UnaryData, 1);
@@ -152,9 +132,9 @@ unary_type_ok (const UnaryData *d, ClinferElementType t)
     return TRUE;
   if (d->kind == U_ISNAN || d->kind == U_ISINF)
     return FALSE;
-  if (is_signed_int (t))
+  if (clinfer_op_type_is_signed_int (t))
     return d->types != TY_FLOAT;
-  return is_unsigned_int (t) && d->types == TY_NUMERIC;
+  return clinfer_op_type_is_unsigned_int (t) && d->types == TY_NUMERIC;
 }
 
 static gboolean
@@ -165,12 +145,8 @@ infer_unary (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error))
     return FALSE;
-  if (!unary_type_ok (d, in[0].type)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: element type %s is not supported", clinfer_node_label (node),
-        clinfer_element_type_name (in[0].type));
-    return FALSE;
-  }
+  if (!unary_type_ok (d, in[0].type))
+    return clinfer_op_unsupported_type (node, in[0].type, error);
   for (guint i = 1; i < node->n_inputs; i++) {
     if (!in[i].present)
       continue;
@@ -492,31 +468,6 @@ clip_int_bounds (const ClinferNode *node, const UnaryData *d,
     *hi = clinfer_tensor_get_as_int64 (in[2], 0);
 }
 
-/* f16/bf16: through an f32 buffer. */
-static gboolean
-eval_unary_half (const UnaryData *d, const ClinferTensor *x, ClinferTensor *y,
-    float lo, float hi)
-{
-  int64_t n = clinfer_tensor_get_n_elements (x);
-  const uint16_t *p = clinfer_tensor_get_const_data (x);
-  gboolean bf = clinfer_tensor_get_element_type (x) == CLINFER_TYPE_BF16;
-  g_autofree float *f = g_try_new (float, MAX (n, 1));
-
-  if (f == NULL)
-    return FALSE;
-  for (int64_t i = 0; i < n; i++)
-    f[i] = bf ? clinfer_bfloat16_to_float (p[i]) : clinfer_half_to_float (p[i]);
-  if (d->kind == U_ISNAN || d->kind == U_ISINF) {
-    classify_float (d, f, clinfer_tensor_get_data (y), n);
-    return TRUE;
-  }
-  unary_float (d, f, f, n, lo, hi);
-  for (int64_t i = 0; i < n; i++)
-    ((uint16_t *) clinfer_tensor_get_data (y))[i] = bf
-        ? clinfer_float_to_bfloat16 (f[i]) : clinfer_float_to_half (f[i]);
-  return TRUE;
-}
-
 static gboolean
 eval_unary_int (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *y, GError **error)
@@ -542,10 +493,8 @@ eval_unary_int (const ClinferNode *node, ClinferTensor *const *in,
     INT_CASE (CLINFER_TYPE_U32, uint32_t);
     INT_CASE (CLINFER_TYPE_U64, uint64_t);
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (clinfer_tensor_get_element_type (in[0])));
-      return FALSE;
+      return clinfer_op_unsupported_type (node,
+          clinfer_tensor_get_element_type (in[0]), error);
   }
   return TRUE;
 }
@@ -572,13 +521,9 @@ eval_unary (const ClinferNode *node, ClinferTensor *const *in,
     classify_double (d, p, q, n);
   else if (t == CLINFER_TYPE_F64)
     unary_double (d, p, q, n, lo, hi);
-  else if (is_half (t)) {
-    if (!eval_unary_half (d, in[0], out[0], (float) lo, (float) hi)) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: out of memory", clinfer_node_label (node));
-      return FALSE;
-    }
-  } else
+  else if (clinfer_op_type_is_half (t))   /* f16/bf16 through f32 */
+    return clinfer_op_eval_via_f32 (node, in, out, eval_unary, error);
+  else
     return eval_unary_int (node, in, out[0], error);
   return TRUE;
 }
@@ -636,25 +581,6 @@ infer_dropout (const ClinferNode *node, const ClinferValueInfo *in,
   return TRUE;
 }
 
-static void
-store_float (ClinferTensor *t, int64_t i, double v)
-{
-  gpointer p = clinfer_tensor_get_data (t);
-
-  switch (clinfer_tensor_get_element_type (t)) {
-    case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
-    case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
-    case CLINFER_TYPE_F16:
-      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
-      break;
-    case CLINFER_TYPE_BF16:
-      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
-      break;
-    case CLINFER_TYPE_BOOL: ((uint8_t *) p)[i] = v != 0; break;
-    default: break;
-  }
-}
-
 /* A double in [0, 1) from two MT19937 words the way numpy's
  * random_sample() builds it: with the seed attribute (numpy.random.seed
  * semantics, the same MT19937 init as GRand) the ONNX reference's masks
@@ -692,7 +618,7 @@ eval_dropout (const ClinferNode *node, ClinferTensor *const *in,
     memcpy (clinfer_tensor_get_data (out[0]), clinfer_tensor_get_const_data (in[0]),
         clinfer_tensor_get_byte_size (in[0]));
     for (int64_t i = 0; mask && i < n; i++)
-      store_float (mask, i, 1.0);
+      clinfer_op_store_double (mask, i, 1.0);
     return TRUE;
   }
   rand = d->has_seed ? g_rand_new_with_seed ((guint32) d->seed) : g_rand_new ();
@@ -700,9 +626,9 @@ eval_dropout (const ClinferNode *node, ClinferTensor *const *in,
   for (int64_t i = 0; i < n; i++) {
     gboolean keep = uniform53 (rand) >= ratio;
     double v = keep ? clinfer_tensor_get_as_double (in[0], i) * scale : 0.0;
-    store_float (out[0], i, v);
+    clinfer_op_store_double (out[0], i, v);
     if (mask)
-      store_float (mask, i, keep);
+      clinfer_op_store_double (mask, i, keep);
   }
   return TRUE;
 }

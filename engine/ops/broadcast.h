@@ -8,6 +8,23 @@
 #include "ops/op.h"
 #include <string.h>
 
+/* Opset < 7 binary ops (Add .. Div, Pow, the comparisons) broadcast B
+ * only with broadcast=1, aligned at A's dim "axis" when given. */
+typedef struct {
+  gboolean enabled;          /* broadcast=1 with an explicit axis */
+  int axis;                  /* may be negative (from the end) */
+} ClinferLegacyBcast;
+
+/* Reads the broadcast and axis attributes (ops/op-util.c). */
+gboolean clinfer_legacy_bcast_parse (const ClinferNode *node,
+    ClinferLegacyBcast *lb, GError **error);
+/* The shape B broadcasts with: with @lb enabled, B padded with trailing
+ * 1s so that numpy rules align it at the axis; else (or when a rank is
+ * unknown) B itself. */
+gboolean clinfer_legacy_bcast_shape (const ClinferNode *node,
+    const ClinferLegacyBcast *lb, const ClinferShape *a, const ClinferShape *b,
+    ClinferShape *eff, GError **error);
+
 #define CLINFER_BCAST_TILE 16384
 #define CLINFER_BCAST_MAX_INPUTS 3
 

@@ -15,9 +15,9 @@
 /* ---------------------------------------------------------------- */
 /* Window attributes and geometry                                    */
 
-static gboolean
-read_window_ints (const ClinferNode *node, const char *name, int64_t min_value,
-    gsize max_n, int64_t *dst, gsize *n, GError **error)
+gboolean
+clinfer_window_read_ints (const ClinferNode *node, const char *name,
+    int64_t min_value, gsize max_n, int64_t *dst, gsize *n, GError **error)
 {
   const int64_t *v;
   gsize len;
@@ -37,8 +37,8 @@ read_window_ints (const ClinferNode *node, const char *name, int64_t min_value,
           "%s: attribute '%s' has value %" G_GINT64_FORMAT " at index %"
           G_GSIZE_FORMAT ", expected %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
           "%s", clinfer_node_label (node), name, v[i], i, min_value,
-          WINDOW_MAX_VALUE, min_value == 0 ? " (negative pads are not "
-          "allowed)" : "");
+          WINDOW_MAX_VALUE, strcmp (name, "pads") == 0 ? " (negative pads "
+          "are not allowed)" : "");
       return FALSE;
     }
     dst[i] = v[i];
@@ -71,13 +71,13 @@ clinfer_window_attrs_parse (const ClinferNode *node, gboolean with_ceil_mode,
         "or VALID)", clinfer_node_label (node), auto_pad);
     return FALSE;
   }
-  if (!read_window_ints (node, "kernel_shape", 1, CLINFER_MAX_SPATIAL,
+  if (!clinfer_window_read_ints (node, "kernel_shape", 1, CLINFER_MAX_SPATIAL,
           attrs->kernel, &attrs->n_kernel, error)
-      || !read_window_ints (node, "strides", 1, CLINFER_MAX_SPATIAL,
+      || !clinfer_window_read_ints (node, "strides", 1, CLINFER_MAX_SPATIAL,
           attrs->strides, &attrs->n_strides, error)
-      || !read_window_ints (node, "dilations", 1, CLINFER_MAX_SPATIAL,
+      || !clinfer_window_read_ints (node, "dilations", 1, CLINFER_MAX_SPATIAL,
           attrs->dilations, &attrs->n_dilations, error)
-      || !read_window_ints (node, "pads", 0, 2 * CLINFER_MAX_SPATIAL,
+      || !clinfer_window_read_ints (node, "pads", 0, 2 * CLINFER_MAX_SPATIAL,
           attrs->pads, &attrs->n_pads, error))
     return FALSE;
   if (with_ceil_mode) {
@@ -88,9 +88,9 @@ clinfer_window_attrs_parse (const ClinferNode *node, gboolean with_ceil_mode,
   return TRUE;
 }
 
-static gboolean
-check_attr_len (const ClinferNode *node, const char *name, gsize len,
-    gsize expected, GError **error)
+gboolean
+clinfer_window_check_len (const ClinferNode *node, const char *name,
+    gsize len, gsize expected, GError **error)
 {
   if (len == 0 || len == expected)
     return TRUE;
@@ -100,6 +100,24 @@ check_attr_len (const ClinferNode *node, const char *name, gsize len,
       clinfer_node_label (node), name, len, expected,
       expected / (strcmp (name, "pads") == 0 ? 2 : 1));
   return FALSE;
+}
+
+gboolean
+clinfer_window_check_lens (const ClinferNode *node,
+    const ClinferWindowAttrs *attrs, int n, GError **error)
+{
+  if (n < 1 || n > CLINFER_MAX_SPATIAL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "%s: %d spatial dims are not supported (1 to %d)",
+        clinfer_node_label (node), n, CLINFER_MAX_SPATIAL);
+    return FALSE;
+  }
+  return clinfer_window_check_len (node, "kernel_shape", attrs->n_kernel, n,
+          error)
+      && clinfer_window_check_len (node, "strides", attrs->n_strides, n, error)
+      && clinfer_window_check_len (node, "dilations", attrs->n_dilations, n,
+          error)
+      && clinfer_window_check_len (node, "pads", attrs->n_pads, 2 * n, error);
 }
 
 /* Output extent and pads of spatial axis @i of @win (kernel, stride,
@@ -155,6 +173,25 @@ window_axis (const ClinferNode *node, const ClinferWindowAttrs *attrs, int i,
 }
 
 gboolean
+clinfer_window_weight_kernel (const ClinferNode *node,
+    const ClinferWindowAttrs *attrs, int i, int64_t *k, GError **error)
+{
+  if (attrs->n_kernel == 0)
+    return TRUE;
+  if (*k == CLINFER_DIM_DYNAMIC) {
+    *k = attrs->kernel[i];
+    return TRUE;
+  }
+  if (attrs->kernel[i] == *k)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+      "%s: kernel_shape[%d] = %" G_GINT64_FORMAT " does not match the "
+      "weight's extent %" G_GINT64_FORMAT, clinfer_node_label (node), i,
+      attrs->kernel[i], *k);
+  return FALSE;
+}
+
+gboolean
 clinfer_window_resolve (const ClinferNode *node, const ClinferWindowAttrs *attrs,
     int n, const int64_t *in, const int64_t *kernel, ClinferWindow *win,
     GError **error)
@@ -162,16 +199,7 @@ clinfer_window_resolve (const ClinferNode *node, const ClinferWindowAttrs *attrs
   gboolean explicit_pads = attrs->auto_pad == CLINFER_AUTO_PAD_NOTSET;
 
   memset (win, 0, sizeof (*win));
-  if (n < 1 || n > CLINFER_MAX_SPATIAL) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "%s: %d spatial dims are not supported (1 to %d)",
-        clinfer_node_label (node), n, CLINFER_MAX_SPATIAL);
-    return FALSE;
-  }
-  if (!check_attr_len (node, "kernel_shape", attrs->n_kernel, n, error)
-      || !check_attr_len (node, "strides", attrs->n_strides, n, error)
-      || !check_attr_len (node, "dilations", attrs->n_dilations, n, error)
-      || !check_attr_len (node, "pads", attrs->n_pads, 2 * n, error))
+  if (!clinfer_window_check_lens (node, attrs, n, error))
     return FALSE;
   if (kernel == NULL && attrs->n_kernel == 0) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -189,16 +217,8 @@ clinfer_window_resolve (const ClinferNode *node, const ClinferWindowAttrs *attrs
           WINDOW_MAX_VALUE);
       return FALSE;
     }
-    if (kernel && attrs->n_kernel && k != CLINFER_DIM_DYNAMIC
-        && attrs->kernel[i] != k) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-          "%s: kernel_shape[%d] = %" G_GINT64_FORMAT " does not match the "
-          "weight's extent %" G_GINT64_FORMAT, clinfer_node_label (node), i,
-          attrs->kernel[i], k);
+    if (kernel && !clinfer_window_weight_kernel (node, attrs, i, &k, error))
       return FALSE;
-    }
-    if (kernel && k == CLINFER_DIM_DYNAMIC && attrs->n_kernel)
-      k = attrs->kernel[i];
     win->in[i] = in[i];
     win->kernel[i] = k;
     win->stride[i] = attrs->n_strides ? attrs->strides[i] : 1;
@@ -230,22 +250,44 @@ clinfer_conv_window (const ClinferNode *node, const ClinferShape *x,
   return clinfer_window_resolve (node, &p->win, rank - 2, in, k, win, error);
 }
 
+void
+clinfer_window_to_3d (const ClinferWindow *win, ClinferWindow3 *w3)
+{
+  for (int i = 0; i < 3; i++) {
+    int j = i - (3 - win->n);
+    w3->in[i] = j >= 0 ? win->in[j] : 1;
+    w3->out[i] = j >= 0 ? win->out[j] : 1;
+    w3->k[i] = j >= 0 ? win->kernel[j] : 1;
+    w3->s[i] = j >= 0 ? win->stride[j] : 1;
+    w3->d[i] = j >= 0 ? win->dilation[j] : 1;
+    w3->pb[i] = j >= 0 ? win->pad_begin[j] : 0;
+    w3->pe[i] = j >= 0 ? win->pad_end[j] : 0;
+  }
+}
+
 /* ---------------------------------------------------------------- */
 /* Attributes                                                        */
+
+gboolean
+clinfer_conv_group_attr (const ClinferNode *node, int64_t *group,
+    GError **error)
+{
+  if (!clinfer_node_attr_int (node, "group", 1, group, error))
+    return FALSE;
+  if (*group < 1 || *group > G_MAXINT32) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: attribute 'group' is %" G_GINT64_FORMAT ", expected >= 1",
+        clinfer_node_label (node), *group);
+    return FALSE;
+  }
+  return TRUE;
+}
 
 static gboolean
 parse_conv_params (ClinferNode *node, ClinferConvParams *p, GError **error)
 {
-  if (!clinfer_window_attrs_parse (node, FALSE, &p->win, error)
-      || !clinfer_node_attr_int (node, "group", 1, &p->group, error))
-    return FALSE;
-  if (p->group < 1 || p->group > G_MAXINT32) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: attribute 'group' is %" G_GINT64_FORMAT ", expected >= 1",
-        clinfer_node_label (node), p->group);
-    return FALSE;
-  }
-  return TRUE;
+  return clinfer_window_attrs_parse (node, FALSE, &p->win, error)
+      && clinfer_conv_group_attr (node, &p->group, error);
 }
 
 static gboolean
@@ -309,8 +351,8 @@ prepare_fused_conv (ClinferNode *node, GError **error)
 /* ---------------------------------------------------------------- */
 /* Shape inference                                                   */
 
-static gboolean
-check_conv_types (const ClinferNode *node, const ClinferValueInfo *in,
+gboolean
+clinfer_conv_check_types (const ClinferNode *node, const ClinferValueInfo *in,
     GError **error)
 {
   ClinferElementType t = in[0].type;
@@ -327,6 +369,23 @@ check_conv_types (const ClinferNode *node, const ClinferValueInfo *in,
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
         "%s: input %u is %s but X is %s", clinfer_node_label (node), i,
         clinfer_element_type_name (in[i].type), clinfer_element_type_name (t));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_conv_check_bias (const ClinferNode *node, const ClinferValueInfo *in,
+    int64_t m, GError **error)
+{
+  if (node->n_inputs > 2 && in[2].present && in[2].shape.rank >= 0
+      && (in[2].shape.rank != 1 || (m != CLINFER_DIM_DYNAMIC
+              && in[2].shape.dims[0] != CLINFER_DIM_DYNAMIC
+              && in[2].shape.dims[0] != m))) {
+    g_autofree char *s = clinfer_shape_to_string (&in[2].shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: bias B has shape %s, expected [%" G_GINT64_FORMAT "]",
+        clinfer_node_label (node), s, m);
     return FALSE;
   }
   return TRUE;
@@ -370,16 +429,7 @@ check_conv_channels (const ClinferNode *node, const ClinferValueInfo *in,
         c, cg * p->group, cg, p->group);
     return FALSE;
   }
-  if (node->n_inputs > 2 && in[2].present && in[2].shape.rank >= 0
-      && (in[2].shape.rank != 1 || (m != CLINFER_DIM_DYNAMIC
-              && in[2].shape.dims[0] != CLINFER_DIM_DYNAMIC
-              && in[2].shape.dims[0] != m))) {
-    g_autofree char *s = clinfer_shape_to_string (&in[2].shape);
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: bias B has shape %s, expected [%" G_GINT64_FORMAT "]", label, s, m);
-    return FALSE;
-  }
-  return TRUE;
+  return clinfer_conv_check_bias (node, in, m, error);
 }
 
 /* FusedConv's residual Z must have exactly the output's shape. */
@@ -412,7 +462,7 @@ infer_conv (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_conv_types (node, in, error))
+      || !clinfer_conv_check_types (node, in, error))
     return FALSE;
   out[0].type = in[0].type;
   if (rank < 0)
@@ -439,10 +489,9 @@ infer_conv (const ClinferNode *node, const ClinferValueInfo *in,
 /* ---------------------------------------------------------------- */
 /* Reference evaluation                                              */
 
-/* Geometry padded to 3 spatial dims (unused ones of extent 1). */
 typedef struct {
   int64_t batch, cin, cout, cin_g, cout_g;
-  int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
+  ClinferWindow3 w;
 } ConvDims;
 
 static gboolean
@@ -461,15 +510,7 @@ conv_dims (const ClinferNode *node, const ClinferTensor *x,
   c->cout = ws->dims[0];
   c->cin_g = c->cin / p->group;
   c->cout_g = c->cout / p->group;
-  for (int i = 0; i < 3; i++) {
-    int j = i - (3 - win.n);   /* right-align: 1-D conv runs along W */
-    c->in[i] = j >= 0 ? win.in[j] : 1;
-    c->out[i] = j >= 0 ? win.out[j] : 1;
-    c->k[i] = j >= 0 ? win.kernel[j] : 1;
-    c->s[i] = j >= 0 ? win.stride[j] : 1;
-    c->d[i] = j >= 0 ? win.dilation[j] : 1;
-    c->pb[i] = j >= 0 ? win.pad_begin[j] : 0;
-  }
+  clinfer_window_to_3d (&win, &c->w);
   return TRUE;
 }
 
@@ -503,29 +544,30 @@ activation_apply_d (const ClinferConvParams *p, double x)
 static void                                                                   \
 NAME (const ConvDims *c, const T *xg, const T *wo, T *yo)                     \
 {                                                                             \
-  int64_t in_sp = c->in[0] * c->in[1] * c->in[2];                             \
-  int64_t ksz = c->k[0] * c->k[1] * c->k[2];                                  \
+  const ClinferWindow3 *g = &c->w;                                            \
+  int64_t in_sp = g->in[0] * g->in[1] * g->in[2];                             \
+  int64_t ksz = g->k[0] * g->k[1] * g->k[2];                                  \
                                                                               \
   for (int64_t ic = 0; ic < c->cin_g; ic++) {                                 \
     const T *xi = xg + ic * in_sp;                                            \
-    for (int64_t kd = 0; kd < c->k[0]; kd++)                                  \
-      for (int64_t kh = 0; kh < c->k[1]; kh++)                                \
-        for (int64_t kw = 0; kw < c->k[2]; kw++) {                            \
-          T wv = wo[ic * ksz + (kd * c->k[1] + kh) * c->k[2] + kw];           \
+    for (int64_t kd = 0; kd < g->k[0]; kd++)                                  \
+      for (int64_t kh = 0; kh < g->k[1]; kh++)                                \
+        for (int64_t kw = 0; kw < g->k[2]; kw++) {                            \
+          T wv = wo[ic * ksz + (kd * g->k[1] + kh) * g->k[2] + kw];           \
           int64_t d0, d1, h0, h1, w0, w1;                                     \
-          int64_t offd = kd * c->d[0] - c->pb[0];                             \
-          int64_t offh = kh * c->d[1] - c->pb[1];                             \
-          int64_t offw = kw * c->d[2] - c->pb[2];                             \
-          valid_range (c->in[0], c->out[0], c->s[0], offd, &d0, &d1);         \
-          valid_range (c->in[1], c->out[1], c->s[1], offh, &h0, &h1);         \
-          valid_range (c->in[2], c->out[2], c->s[2], offw, &w0, &w1);         \
+          int64_t offd = kd * g->d[0] - g->pb[0];                             \
+          int64_t offh = kh * g->d[1] - g->pb[1];                             \
+          int64_t offw = kw * g->d[2] - g->pb[2];                             \
+          valid_range (g->in[0], g->out[0], g->s[0], offd, &d0, &d1);         \
+          valid_range (g->in[1], g->out[1], g->s[1], offh, &h0, &h1);         \
+          valid_range (g->in[2], g->out[2], g->s[2], offw, &w0, &w1);         \
           for (int64_t od = d0; od < d1; od++)                                \
             for (int64_t oh = h0; oh < h1; oh++) {                            \
-              const T *row = xi + ((od * c->s[0] + offd) * c->in[1]           \
-                  + oh * c->s[1] + offh) * c->in[2] + offw;                   \
-              T *yrow = yo + (od * c->out[1] + oh) * c->out[2];               \
+              const T *row = xi + ((od * g->s[0] + offd) * g->in[1]           \
+                  + oh * g->s[1] + offh) * g->in[2] + offw;                   \
+              T *yrow = yo + (od * g->out[1] + oh) * g->out[2];               \
               for (int64_t ow = w0; ow < w1; ow++)                            \
-                yrow[ow] += wv * row[ow * c->s[2]];                           \
+                yrow[ow] += wv * row[ow * g->s[2]];                           \
             }                                                                 \
         }                                                                     \
   }                                                                           \
@@ -539,9 +581,9 @@ static void                                                                   \
 NAME (const ConvDims *c, const ClinferConvParams *p, const T *x, const T *w,  \
     const T *b, const T *z, T *y)                                             \
 {                                                                             \
-  int64_t in_sp = c->in[0] * c->in[1] * c->in[2];                             \
-  int64_t out_sp = c->out[0] * c->out[1] * c->out[2];                         \
-  int64_t wsz = c->cin_g * c->k[0] * c->k[1] * c->k[2];                       \
+  int64_t in_sp = c->w.in[0] * c->w.in[1] * c->w.in[2];                       \
+  int64_t out_sp = c->w.out[0] * c->w.out[1] * c->w.out[2];                   \
+  int64_t wsz = c->cin_g * c->w.k[0] * c->w.k[1] * c->w.k[2];                 \
                                                                               \
   _Pragma ("omp parallel for collapse(2) schedule(static)")                   \
   for (int64_t n = 0; n < c->batch; n++)                                      \
@@ -559,64 +601,6 @@ NAME (const ConvDims *c, const ClinferConvParams *p, const T *x, const T *w,  \
 
 DEFINE_CONV_REF (conv_ref_f32, conv_plane_f32, float)
 DEFINE_CONV_REF (conv_ref_f64, conv_plane_f64, double)
-
-ClinferTensor *
-clinfer_op_f16_to_f32_copy (const ClinferTensor *t, GError **error)
-{
-  ClinferTensor *f;
-  float *p;
-  int64_t n;
-
-  if (t == NULL)
-    return NULL;
-  f = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (t), error);
-  if (f == NULL)
-    return NULL;
-  p = clinfer_tensor_get_data (f);
-  n = clinfer_tensor_get_n_elements (t);
-  for (int64_t i = 0; i < n; i++)
-    p[i] = clinfer_half_to_float (((const uint16_t *) clinfer_tensor_get_const_data (t))[i]);
-  return f;
-}
-
-void
-clinfer_op_f32_to_f16_store (const ClinferTensor *src, ClinferTensor *dst)
-{
-  const float *s = clinfer_tensor_get_const_data (src);
-  uint16_t *d = clinfer_tensor_get_data (dst);
-  int64_t n = clinfer_tensor_get_n_elements (dst);
-
-  for (int64_t i = 0; i < n; i++)
-    d[i] = clinfer_float_to_half (s[i]);
-}
-
-static gboolean
-eval_conv_f16 (const ClinferNode *node, const ConvDims *c,
-    ClinferTensor *const *in, guint n_in, ClinferTensor *y, GError **error)
-{
-  g_autoptr (ClinferTensor) yf = NULL;
-  ClinferTensor *f[4] = { NULL };
-  gboolean ok = FALSE;
-
-  for (guint i = 0; i < n_in; i++)
-    if (in[i] && (f[i] = clinfer_op_f16_to_f32_copy (in[i], error)) == NULL)
-      goto done;
-  yf = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (y), error);
-  if (yf == NULL)
-    goto done;
-  conv_ref_f32 (c, node->op_data, clinfer_tensor_get_const_data (f[0]),
-      clinfer_tensor_get_const_data (f[1]),
-      f[2] ? clinfer_tensor_get_const_data (f[2]) : NULL,
-      f[3] ? clinfer_tensor_get_const_data (f[3]) : NULL,
-      clinfer_tensor_get_data (yf));
-  clinfer_op_f32_to_f16_store (yf, y);
-  ok = TRUE;
-done:
-  for (guint i = 0; i < G_N_ELEMENTS (f); i++)
-    if (f[i])
-      clinfer_tensor_unref (f[i]);
-  return ok;
-}
 
 #define DATA_OR_NULL(t) ((t) ? clinfer_tensor_get_const_data (t) : NULL)
 
@@ -645,12 +629,10 @@ eval_conv (const ClinferNode *node, ClinferTensor *const *in,
           DATA_OR_NULL (z), clinfer_tensor_get_data (out[0]));
       return TRUE;
     case CLINFER_TYPE_F16:
-      return eval_conv_f16 (node, &c, in, n_in, out[0], error);
+      return clinfer_op_eval_via_f32 (node, in, out, eval_conv, error);
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (clinfer_tensor_get_element_type (out[0])));
-      return FALSE;
+      return clinfer_op_unsupported_type (node,
+          clinfer_tensor_get_element_type (out[0]), error);
   }
 }
 

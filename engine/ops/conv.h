@@ -40,6 +40,12 @@ typedef struct {
   int64_t pad_end[CLINFER_MAX_SPATIAL];
 } ClinferWindow;
 
+/* A window right-aligned into 3 spatial dims (leading unused dims of
+ * extent 1, so 1-D runs along W): what the reference kernels loop over. */
+typedef struct {
+  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
+} ClinferWindow3;
+
 /* Activation applied last by FusedConv. */
 typedef enum {
   CLINFER_ACT_NONE,
@@ -62,6 +68,17 @@ typedef struct {
  * kernel/strides/dilations, non-negative pads, known auto_pad). */
 gboolean clinfer_window_attrs_parse (const ClinferNode *node,
     gboolean with_ceil_mode, ClinferWindowAttrs *attrs, GError **error);
+/* Reads the ints attribute @name (at most @max_n values, each in
+ * @min_value .. 2^30) into @dst; *n = 0 when absent. */
+gboolean clinfer_window_read_ints (const ClinferNode *node, const char *name,
+    int64_t min_value, gsize max_n, int64_t *dst, gsize *n, GError **error);
+/* An attribute of @len values is absent (0) or has @expected values. */
+gboolean clinfer_window_check_len (const ClinferNode *node, const char *name,
+    gsize len, gsize expected, GError **error);
+/* @n spatial dims are supported and the window attributes' lengths fit
+ * them. */
+gboolean clinfer_window_check_lens (const ClinferNode *node,
+    const ClinferWindowAttrs *attrs, int n, GError **error);
 
 /* Resolves the window for @n spatial dims of extents @in (may hold
  * CLINFER_DIM_DYNAMIC). @kernel gives the kernel extents when they come
@@ -72,16 +89,29 @@ gboolean clinfer_window_resolve (const ClinferNode *node,
     const ClinferWindowAttrs *attrs, int n, const int64_t *in,
     const int64_t *kernel, ClinferWindow *win, GError **error);
 
+void clinfer_window_to_3d (const ClinferWindow *win, ClinferWindow3 *w3);
+
+/* Checks a weight's kernel extent *k along spatial dim @i against
+ * kernel_shape, which replaces it when dynamic. */
+gboolean clinfer_window_weight_kernel (const ClinferNode *node,
+    const ClinferWindowAttrs *attrs, int i, int64_t *k, GError **error);
+
 /* Geometry of a Conv/FusedConv node for input shape @x and weight shape
  * @w (ranks already checked by shape inference). */
 gboolean clinfer_conv_window (const ClinferNode *node, const ClinferShape *x,
     const ClinferShape *w, ClinferWindow *win, GError **error);
 
-/* f16 ops run in f32: a converted copy of @t (NULL stays NULL) and the
- * conversion back into @dst (same shape as @src). */
-ClinferTensor *clinfer_op_f16_to_f32_copy (const ClinferTensor *t,
+/* Conv and ConvTranspose: attribute group (1 .. G_MAXINT32). */
+gboolean clinfer_conv_group_attr (const ClinferNode *node, int64_t *group,
     GError **error);
-void clinfer_op_f32_to_f16_store (const ClinferTensor *src, ClinferTensor *dst);
+/* Conv and ConvTranspose: X is f32, f64 or f16 and every other present
+ * input has its type. */
+gboolean clinfer_conv_check_types (const ClinferNode *node,
+    const ClinferValueInfo *in, GError **error);
+/* Conv and ConvTranspose: the optional bias in[2] has shape [@m] (@m may
+ * be CLINFER_DIM_DYNAMIC). */
+gboolean clinfer_conv_check_bias (const ClinferNode *node,
+    const ClinferValueInfo *in, int64_t m, GError **error);
 
 static inline float
 clinfer_activation_apply (const ClinferConvParams *p, float x)

@@ -3,8 +3,6 @@
 #include "ops/conv.h"
 #include <string.h>
 
-#define CT_MAX_VALUE ((int64_t) 1 << 30)
-
 typedef struct {
   ClinferWindowAttrs win;    /* auto_pad, kernel_shape, strides, ... pads */
   int64_t group;
@@ -13,81 +11,27 @@ typedef struct {
   int64_t out_shape[CLINFER_MAX_SPATIAL + 2];
 } CtParams;
 
-/* Resolved geometry, padded to 3 spatial dims (unused ones of extent 1). */
-typedef struct {
-  int n;
-  int64_t in[3], out[3], k[3], s[3], d[3], pb[3];
-} CtGeom;
-
-static gboolean
-read_ints (const ClinferNode *node, const char *name, gsize max_n,
-    int64_t min_value, int64_t *dst, gsize *n, GError **error)
-{
-  const int64_t *v;
-  gsize len;
-
-  if (!clinfer_node_attr_ints (node, name, &v, &len, error))
-    return FALSE;
-  if (len > max_n) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "%s: attribute '%s' has %" G_GSIZE_FORMAT " values; at most %d "
-        "spatial dims are supported", clinfer_node_label (node), name, len,
-        CLINFER_MAX_SPATIAL);
-    return FALSE;
-  }
-  for (gsize i = 0; i < len; i++) {
-    if (v[i] < min_value || v[i] > CT_MAX_VALUE) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: attribute '%s' has value %" G_GINT64_FORMAT " at index %"
-          G_GSIZE_FORMAT ", expected %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
-          clinfer_node_label (node), name, v[i], i, min_value, CT_MAX_VALUE);
-      return FALSE;
-    }
-    dst[i] = v[i];
-  }
-  *n = len;
-  return TRUE;
-}
-
 static gboolean
 prepare_ct (ClinferNode *node, GError **error)
 {
   g_autofree CtParams *p = g_new0 (CtParams, 1);
 
   if (!clinfer_window_attrs_parse (node, FALSE, &p->win, error)
-      || !clinfer_node_attr_int (node, "group", 1, &p->group, error)
-      || !read_ints (node, "output_padding", CLINFER_MAX_SPATIAL, 0,
-          p->out_pad, &p->n_out_pad, error)
-      || !read_ints (node, "output_shape", CLINFER_MAX_SPATIAL + 2, 0,
-          p->out_shape, &p->n_out_shape, error))
+      || !clinfer_conv_group_attr (node, &p->group, error)
+      || !clinfer_window_read_ints (node, "output_padding", 0,
+          CLINFER_MAX_SPATIAL, p->out_pad, &p->n_out_pad, error)
+      || !clinfer_window_read_ints (node, "output_shape", 0,
+          CLINFER_MAX_SPATIAL + 2, p->out_shape, &p->n_out_shape, error))
     return FALSE;
-  if (p->group < 1 || p->group > G_MAXINT32) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: attribute 'group' is %" G_GINT64_FORMAT ", expected >= 1",
-        clinfer_node_label (node), p->group);
-    return FALSE;
-  }
   node->op_data = g_steal_pointer (&p);
   return TRUE;
-}
-
-static gboolean
-check_len (const ClinferNode *node, const char *name, gsize len, gsize want,
-    GError **error)
-{
-  if (len == 0 || len == want)
-    return TRUE;
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-      "%s: attribute '%s' has %" G_GSIZE_FORMAT " values, expected %"
-      G_GSIZE_FORMAT, clinfer_node_label (node), name, len, want);
-  return FALSE;
 }
 
 /* Pads and output extent of spatial axis @i (CLINFER_DIM_DYNAMIC when the
  * input extent is unknown). */
 static gboolean
 ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
-    int64_t k, CtGeom *g, GError **error)
+    int64_t k, ClinferWindow *g, GError **error)
 {
   int64_t s = p->win.n_strides ? p->win.strides[i] : 1;
   int64_t d = p->win.n_dilations ? p->win.dilations[i] : 1;
@@ -96,9 +40,9 @@ ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
   gboolean explicit_out = p->n_out_shape > 0, explicit_pads;
   ClinferAutoPad ap = p->win.auto_pad;
 
-  g->s[i] = s;
-  g->d[i] = d;
-  g->k[i] = k;
+  g->stride[i] = s;
+  g->dilation[i] = d;
+  g->kernel[i] = k;
   g->in[i] = in;
   if (in == CLINFER_DIM_DYNAMIC || k == CLINFER_DIM_DYNAMIC) {
     g->out[i] = explicit_out ? p->out_shape[p->n_out_shape - n + i]
@@ -119,13 +63,14 @@ ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
      * the end: the extra outputs only get the bias, like the reference. */
     total = full - want;
     half = total >= 0 ? total / 2 : -((-total + 1) / 2);   /* floor */
-    g->pb[i] = ap == CLINFER_AUTO_PAD_SAME_UPPER ? half : total - half;
+    g->pad_begin[i] = ap == CLINFER_AUTO_PAD_SAME_UPPER ? half : total - half;
     g->out[i] = want;
     return TRUE;
   }
   explicit_pads = ap == CLINFER_AUTO_PAD_NOTSET && p->win.n_pads;
-  g->pb[i] = explicit_pads ? p->win.pads[i] : 0;
-  g->out[i] = full - g->pb[i] - (explicit_pads ? p->win.pads[n + i] : 0);
+  g->pad_begin[i] = explicit_pads ? p->win.pads[i] : 0;
+  g->out[i] = full - g->pad_begin[i]
+      - (explicit_pads ? p->win.pads[n + i] : 0);
   if (g->out[i] < 0) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
         "%s: pads leave a negative output extent in spatial dim %d",
@@ -138,63 +83,25 @@ ct_axis (const ClinferNode *node, const CtParams *p, int n, int i, int64_t in,
 /* Geometry for input extents @x and kernel extents @w (n spatial dims). */
 static gboolean
 ct_geom (const ClinferNode *node, int n, const int64_t *x, const int64_t *w,
-    CtGeom *g, GError **error)
+    ClinferWindow *g, GError **error)
 {
   const CtParams *p = node->op_data;
 
   memset (g, 0, sizeof (*g));
-  if (n < 1 || n > CLINFER_MAX_SPATIAL) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "%s: %d spatial dims are not supported (1 to %d)",
-        clinfer_node_label (node), n, CLINFER_MAX_SPATIAL);
-    return FALSE;
-  }
-  if (!check_len (node, "kernel_shape", p->win.n_kernel, n, error)
-      || !check_len (node, "strides", p->win.n_strides, n, error)
-      || !check_len (node, "dilations", p->win.n_dilations, n, error)
-      || !check_len (node, "pads", p->win.n_pads, 2 * n, error)
-      || !check_len (node, "output_padding", p->n_out_pad, n, error))
+  if (!clinfer_window_check_lens (node, &p->win, n, error)
+      || !clinfer_window_check_len (node, "output_padding", p->n_out_pad, n,
+          error))
     return FALSE;
   if (p->n_out_shape && p->n_out_shape != (gsize) n
       && p->n_out_shape != (gsize) n + 2)
-    return check_len (node, "output_shape", p->n_out_shape, n, error);
+    return clinfer_window_check_len (node, "output_shape", p->n_out_shape, n,
+        error);
   g->n = n;
   for (int i = 0; i < n; i++) {
     int64_t k = w[i];
-    if (p->win.n_kernel && k != CLINFER_DIM_DYNAMIC && k != p->win.kernel[i]) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-          "%s: kernel_shape[%d] = %" G_GINT64_FORMAT " does not match the "
-          "weight's extent %" G_GINT64_FORMAT, clinfer_node_label (node), i,
-          p->win.kernel[i], k);
+    if (!clinfer_window_weight_kernel (node, &p->win, i, &k, error)
+        || !ct_axis (node, p, n, i, x[i], k, g, error))
       return FALSE;
-    }
-    if (k == CLINFER_DIM_DYNAMIC && p->win.n_kernel)
-      k = p->win.kernel[i];
-    if (!ct_axis (node, p, n, i, x[i], k, g, error))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-check_ct_inputs (const ClinferNode *node, const ClinferValueInfo *in,
-    GError **error)
-{
-  ClinferElementType t = in[0].type;
-
-  if (t != CLINFER_TYPE_F32 && t != CLINFER_TYPE_F64 && t != CLINFER_TYPE_F16) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: input X is %s, expected f32, f64 or f16",
-        clinfer_node_label (node), clinfer_element_type_name (t));
-    return FALSE;
-  }
-  for (guint i = 1; i < node->n_inputs; i++) {
-    if (!in[i].present || in[i].type == t)
-      continue;
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: input %u is %s but X is %s", clinfer_node_label (node), i,
-        clinfer_element_type_name (in[i].type), clinfer_element_type_name (t));
-    return FALSE;
   }
   return TRUE;
 }
@@ -233,17 +140,7 @@ check_ct_channels (const ClinferNode *node, const ClinferValueInfo *in,
         "by group)", label, c, wc, p->group);
     return FALSE;
   }
-  if (node->n_inputs > 2 && in[2].present && in[2].shape.rank >= 0
-      && (in[2].shape.rank != 1 || (m != CLINFER_DIM_DYNAMIC
-              && in[2].shape.dims[0] != CLINFER_DIM_DYNAMIC
-              && in[2].shape.dims[0] != m))) {
-    g_autofree char *s = clinfer_shape_to_string (&in[2].shape);
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: bias B has shape %s, expected [%" G_GINT64_FORMAT "]", label, s,
-        m);
-    return FALSE;
-  }
-  return TRUE;
+  return clinfer_conv_check_bias (node, in, m, error);
 }
 
 static gboolean
@@ -254,11 +151,11 @@ infer_ct (const ClinferNode *node, const ClinferValueInfo *in,
   const CtParams *p = node->op_data;
   int rank = x->rank >= 0 ? x->rank : w->rank;
   int64_t xin[CLINFER_MAX_SPATIAL], kin[CLINFER_MAX_SPATIAL];
-  CtGeom g;
+  ClinferWindow g;
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_ct_inputs (node, in, error))
+      || !clinfer_conv_check_types (node, in, error))
     return FALSE;
   out[0].type = in[0].type;
   if (rank < 0)
@@ -286,28 +183,11 @@ infer_ct (const ClinferNode *node, const ClinferValueInfo *in,
   return TRUE;
 }
 
-/* Right-aligns the geometry into 3 dims (1-D runs along the last). */
-static void
-ct_pad3 (const CtGeom *g, CtGeom *g3)
-{
-  memset (g3, 0, sizeof (*g3));
-  g3->n = 3;
-  for (int i = 0; i < 3; i++) {
-    int j = i - (3 - g->n);
-    g3->in[i] = j >= 0 ? g->in[j] : 1;
-    g3->out[i] = j >= 0 ? g->out[j] : 1;
-    g3->k[i] = j >= 0 ? g->k[j] : 1;
-    g3->s[i] = j >= 0 ? g->s[j] : 1;
-    g3->d[i] = j >= 0 ? g->d[j] : 1;
-    g3->pb[i] = j >= 0 ? g->pb[j] : 0;
-  }
-}
-
 /* Each (batch, output channel) plane gathers the scatter of every input
  * channel of its group, so planes are independent. */
 #define DEFINE_CT(NAME, T)                                                   \
 static void                                                                  \
-NAME (const CtGeom *g, int64_t batch, int64_t cin, int64_t cout,             \
+NAME (const ClinferWindow3 *g, int64_t batch, int64_t cin, int64_t cout,             \
     int64_t group, const T *x, const T *w, const T *b, T *y)                 \
 {                                                                            \
   int64_t cin_g = cin / group, cout_g = cout / group;                        \
@@ -356,34 +236,6 @@ DEFINE_CT (ct_f64, double)
 #define DATA_OR_NULL(t) ((t) ? clinfer_tensor_get_const_data (t) : NULL)
 
 static gboolean
-eval_ct_f16 (const ClinferNode *node, const CtGeom *g, ClinferTensor *const *in,
-    ClinferTensor *y, GError **error)
-{
-  const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
-  const CtParams *p = node->op_data;
-  g_autoptr (ClinferTensor) fx = clinfer_op_f16_to_f32_copy (in[0], error);
-  g_autoptr (ClinferTensor) fw = NULL;
-  g_autoptr (ClinferTensor) fb = NULL;
-  g_autoptr (ClinferTensor) fy = NULL;
-
-  if (fx == NULL || (fw = clinfer_op_f16_to_f32_copy (in[1], error)) == NULL)
-    return FALSE;
-  if (node->n_inputs > 2 && in[2]
-      && (fb = clinfer_op_f16_to_f32_copy (in[2], error)) == NULL)
-    return FALSE;
-  fy = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (y),
-      error);
-  if (fy == NULL)
-    return FALSE;
-  ct_f32 (g, xs->dims[0], xs->dims[1], clinfer_tensor_get_shape (y)->dims[1],
-      p->group, clinfer_tensor_get_const_data (fx),
-      clinfer_tensor_get_const_data (fw), DATA_OR_NULL (fb),
-      clinfer_tensor_get_data (fy));
-  clinfer_op_f32_to_f16_store (fy, y);
-  return TRUE;
-}
-
-static gboolean
 eval_ct (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out, GError **error)
 {
@@ -392,11 +244,12 @@ eval_ct (const ClinferNode *node, ClinferTensor *const *in,
   const ClinferShape *ws = clinfer_tensor_get_shape (in[1]);
   const ClinferShape *ys = clinfer_tensor_get_shape (out[0]);
   const ClinferTensor *b = node->n_inputs > 2 ? in[2] : NULL;
-  CtGeom g, g3;
+  ClinferWindow g;
+  ClinferWindow3 g3;
 
   if (!ct_geom (node, xs->rank - 2, xs->dims + 2, ws->dims + 2, &g, error))
     return FALSE;
-  ct_pad3 (&g, &g3);
+  clinfer_window_to_3d (&g, &g3);
   if (clinfer_tensor_get_n_elements (out[0]) == 0)
     return TRUE;
   switch (clinfer_tensor_get_element_type (out[0])) {
@@ -413,12 +266,10 @@ eval_ct (const ClinferNode *node, ClinferTensor *const *in,
           clinfer_tensor_get_data (out[0]));
       return TRUE;
     case CLINFER_TYPE_F16:
-      return eval_ct_f16 (node, &g3, in, out[0], error);
+      return clinfer_op_eval_via_f32 (node, in, out, eval_ct, error);
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (clinfer_tensor_get_element_type (out[0])));
-      return FALSE;
+      return clinfer_op_unsupported_type (node,
+          clinfer_tensor_get_element_type (out[0]), error);
   }
 }
 

@@ -79,44 +79,25 @@ static const struct {
 typedef struct {
   BinOp op;
   TypeClass types;
-  gboolean legacy_broadcast; /* opset < 7 with broadcast=1 */
-  int legacy_axis;           /* -1 = align at the end */
+  ClinferLegacyBcast legacy; /* opset < 7 broadcast/axis */
   gboolean legacy_prelu;     /* opset < 7 PRelu: 1-D slope is per channel */
 } BinData;
-
-static gboolean
-is_signed_int (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_I8 || t == CLINFER_TYPE_I16 || t == CLINFER_TYPE_I32
-      || t == CLINFER_TYPE_I64;
-}
-
-static gboolean
-is_unsigned_int (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_U8 || t == CLINFER_TYPE_U16 || t == CLINFER_TYPE_U32
-      || t == CLINFER_TYPE_U64;
-}
-
-static gboolean
-is_half (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16;
-}
 
 static gboolean
 type_in_class (ClinferElementType t, TypeClass c)
 {
   switch (c) {
     case TY_NUMERIC:
-      return clinfer_element_type_is_float (t) || is_signed_int (t)
-          || is_unsigned_int (t);
+      return clinfer_element_type_is_float (t)
+          || clinfer_op_type_is_signed_int (t)
+          || clinfer_op_type_is_unsigned_int (t);
     case TY_SIGNED:
-      return clinfer_element_type_is_float (t) || is_signed_int (t);
+      return clinfer_element_type_is_float (t)
+          || clinfer_op_type_is_signed_int (t);
     case TY_FLOAT:
       return clinfer_element_type_is_float (t);
     case TY_UNSIGNED:
-      return is_unsigned_int (t);
+      return clinfer_op_type_is_unsigned_int (t);
   }
   return FALSE;
 }
@@ -157,7 +138,6 @@ prepare_binary (ClinferNode *node, GError **error)
 {
   g_autofree BinData *d = g_new0 (BinData, 1);
   gboolean legacy = FALSE;
-  int64_t bc = 0, axis = G_MININT64;
 
   for (gsize i = 0; i < G_N_ELEMENTS (bin_info); i++) {
     if (strcmp (node->op_type, bin_info[i].name) == 0) {
@@ -166,38 +146,24 @@ prepare_binary (ClinferNode *node, GError **error)
       legacy = bin_info[i].legacy;
     }
   }
-  d->legacy_axis = -1;
   if (!prepare_mode_attrs (node, d, error))
     return FALSE;
-  if (node->opset > 0 && node->opset < 7 && legacy) {
-    if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
-        || !clinfer_node_attr_int (node, "axis", G_MININT64, &axis, error))
-      return FALSE;
-    if (axis != G_MININT64
-        && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: attribute 'axis' %" G_GINT64_FORMAT " is out of range",
-          clinfer_node_label (node), axis);
-      return FALSE;
-    }
-    d->legacy_broadcast = bc != 0 && axis != G_MININT64;
-    d->legacy_axis = (int) axis;
-  }
+  if (node->opset > 0 && node->opset < 7 && legacy
+      && !clinfer_legacy_bcast_parse (node, &d->legacy, error))
+    return FALSE;
   d->legacy_prelu = d->op == OP_PRELU && node->opset > 0 && node->opset < 7;
   node->op_data = g_steal_pointer (&d);
   return TRUE;
 }
 
 /* Shape that input @i broadcasts with under the node's rules: old opsets
- * align B at "axis" of A instead of at the end (pad B with trailing 1s so
- * numpy rules give the same result); old PRelu takes a 1-D slope per
- * channel. */
+ * align B at "axis" of A instead of at the end; old PRelu takes a 1-D
+ * slope per channel. */
 static gboolean
 effective_shape (const ClinferNode *node, guint i, const ClinferShape *a,
     const ClinferShape *b, ClinferShape *eff, GError **error)
 {
   const BinData *d = node->op_data;
-  int axis;
 
   *eff = *b;
   if (i != 1 || a->rank < 0 || b->rank < 0)
@@ -208,18 +174,7 @@ effective_shape (const ClinferNode *node, guint i, const ClinferShape *a,
       eff->dims[eff->rank++] = 1;
     return TRUE;
   }
-  if (!d->legacy_broadcast)
-    return TRUE;
-  axis = d->legacy_axis < 0 ? d->legacy_axis + a->rank : d->legacy_axis;
-  if (axis < 0 || axis + b->rank > a->rank) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: legacy broadcast axis %d does not fit B of rank %d into A of "
-        "rank %d", clinfer_node_label (node), d->legacy_axis, b->rank, a->rank);
-    return FALSE;
-  }
-  for (int k = b->rank; k < a->rank - axis; k++)
-    eff->dims[eff->rank++] = 1;
-  return TRUE;
+  return clinfer_legacy_bcast_shape (node, &d->legacy, a, b, eff, error);
 }
 
 static gboolean
@@ -388,42 +343,13 @@ binary_apply (const ClinferNode *node, BinOp op, const ClinferTensor *a,
     case CLINFER_TYPE_U32: BIN_UNSIGNED (uint32_t); break;
     case CLINFER_TYPE_U64: BIN_UNSIGNED (uint64_t); break;
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (t));
-      return FALSE;
+      return clinfer_op_unsupported_type (node, t, error);
   }
   return TRUE;
 }
 
 /* ---------------------------------------------------------------- */
-/* Type conversions (half types, mixed-type Pow)                     */
-
-static void
-store_double (ClinferTensor *t, int64_t i, double v)
-{
-  gpointer p = clinfer_tensor_get_data (t);
-
-  switch (clinfer_tensor_get_element_type (t)) {
-    case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
-    case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
-    case CLINFER_TYPE_F16:
-      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
-      break;
-    case CLINFER_TYPE_BF16:
-      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
-      break;
-    case CLINFER_TYPE_I8: ((int8_t *) p)[i] = (int8_t) v; break;
-    case CLINFER_TYPE_I16: ((int16_t *) p)[i] = (int16_t) v; break;
-    case CLINFER_TYPE_I32: ((int32_t *) p)[i] = (int32_t) v; break;
-    case CLINFER_TYPE_I64: ((int64_t *) p)[i] = (int64_t) v; break;
-    case CLINFER_TYPE_U8: ((uint8_t *) p)[i] = (uint8_t) v; break;
-    case CLINFER_TYPE_U16: ((uint16_t *) p)[i] = (uint16_t) v; break;
-    case CLINFER_TYPE_U32: ((uint32_t *) p)[i] = (uint32_t) v; break;
-    case CLINFER_TYPE_U64: ((uint64_t *) p)[i] = (uint64_t) v; break;
-    default: break;
-  }
-}
+/* Mixed-type Pow                                                    */
 
 /* Element-wise conversion of @src into @dst (same shape). */
 static void
@@ -433,20 +359,15 @@ convert_into (const ClinferTensor *src, ClinferTensor *dst)
   ClinferElementType dt = clinfer_tensor_get_element_type (dst);
   int64_t n = clinfer_tensor_get_n_elements (src);
 
-  if (st == CLINFER_TYPE_F16 && dt == CLINFER_TYPE_F32) {
-    const uint16_t *p = clinfer_tensor_get_const_data (src);
-    float *q = clinfer_tensor_get_data (dst);
+  if (clinfer_op_type_is_half (st) && dt == CLINFER_TYPE_F32)
+    clinfer_op_half_to_float (st, clinfer_tensor_get_const_data (src),
+        clinfer_tensor_get_data (dst), n);
+  else if (st == CLINFER_TYPE_F32 && clinfer_op_type_is_half (dt))
+    clinfer_op_float_to_half (dt, clinfer_tensor_get_const_data (src),
+        clinfer_tensor_get_data (dst), n);
+  else
     for (int64_t i = 0; i < n; i++)
-      q[i] = clinfer_half_to_float (p[i]);
-  } else if (st == CLINFER_TYPE_F32 && dt == CLINFER_TYPE_F16) {
-    const float *p = clinfer_tensor_get_const_data (src);
-    uint16_t *q = clinfer_tensor_get_data (dst);
-    for (int64_t i = 0; i < n; i++)
-      q[i] = clinfer_float_to_half (p[i]);
-  } else {
-    for (int64_t i = 0; i < n; i++)
-      store_double (dst, i, clinfer_tensor_get_as_double (src, i));
-  }
+      clinfer_op_store_double (dst, i, clinfer_tensor_get_as_double (src, i));
 }
 
 /* (transfer full) @t converted to @type (a new reference when it already
@@ -557,12 +478,7 @@ static gboolean
 eval_binary (const ClinferNode *node, ClinferTensor *const *inputs,
     ClinferTensor *const *outputs, GError **error)
 {
-  const BinData *d = node->op_data;
   g_autofree ClinferTensor **in = g_new0 (ClinferTensor *, node->n_inputs + 1);
-  g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (
-      (GDestroyNotify) clinfer_tensor_unref);
-  ClinferElementType ot = clinfer_tensor_get_element_type (outputs[0]);
-  g_autoptr (ClinferTensor) fo = NULL;
   guint n = 0;
 
   for (guint i = 0; i < node->n_inputs; i++)
@@ -573,23 +489,10 @@ eval_binary (const ClinferNode *node, ClinferTensor *const *inputs,
         "%s: every input must be present", clinfer_node_label (node));
     return FALSE;
   }
-  if (!is_half (ot))
-    return eval_fold (node, in, n, outputs[0], error);
   /* f16/bf16 compute through f32 copies. */
-  for (guint i = 0; i < n; i++) {
-    if (d->op == OP_POW && i == 1)
-      continue;
-    in[i] = convert (in[i], CLINFER_TYPE_F32, error);
-    if (in[i] == NULL)
-      return FALSE;
-    g_ptr_array_add (keep, in[i]);
-  }
-  fo = clinfer_tensor_new (CLINFER_TYPE_F32,
-      clinfer_tensor_get_shape (outputs[0]), error);
-  if (fo == NULL || !eval_fold (node, in, n, fo, error))
-    return FALSE;
-  convert_into (fo, outputs[0]);
-  return TRUE;
+  if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (outputs[0])))
+    return clinfer_op_eval_via_f32 (node, inputs, outputs, eval_binary, error);
+  return eval_fold (node, in, n, outputs[0], error);
 }
 
 #define BINARY(name, since, min_in, max_in) \

@@ -11,21 +11,9 @@
 /* Helpers                                                           */
 
 static gboolean
-check_movable (const ClinferNode *node, ClinferElementType t, GError **error)
-{
-  if (t == CLINFER_TYPE_STRING || clinfer_element_type_size (t) == 0) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: element type %s is not supported", clinfer_node_label (node),
-        clinfer_element_type_name (t));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
 check_numeric (const ClinferNode *node, ClinferElementType t, GError **error)
 {
-  if (t == CLINFER_TYPE_BOOL || !check_movable (node, t, NULL)) {
+  if (!clinfer_op_type_is_numeric (t)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
         "%s: element type %s is not supported (expected a numeric type)",
         clinfer_node_label (node), clinfer_element_type_name (t));
@@ -38,14 +26,8 @@ static gboolean
 check_index_input (const ClinferNode *node, const ClinferValueInfo *in, guint i,
     const char *what, GError **error)
 {
-  if (!clinfer_op_require_input (node, in, i, error))
-    return FALSE;
-  if (in[i].type == CLINFER_TYPE_I64 || in[i].type == CLINFER_TYPE_I32)
-    return TRUE;
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-      "%s: %s (input %u) is %s, expected i64 or i32", clinfer_node_label (node),
-      what, i, clinfer_element_type_name (in[i].type));
-  return FALSE;
+  return clinfer_op_require_input (node, in, i, error)
+      && clinfer_op_check_int_input (node, in, i, what, error);
 }
 
 static inline int64_t
@@ -101,20 +83,6 @@ half_store (ClinferElementType t, guint8 *p, float v)
   memcpy (p, &h, 2);
 }
 
-/* Outer/dim/inner decomposition of @s around @axis. */
-static void
-split_axis (const ClinferShape *s, int axis, int64_t *outer, int64_t *dim,
-    int64_t *inner)
-{
-  *outer = 1;
-  *inner = 1;
-  for (int i = 0; i < axis; i++)
-    *outer *= s->dims[i];
-  for (int i = axis + 1; i < s->rank; i++)
-    *inner *= s->dims[i];
-  *dim = s->rank > 0 ? s->dims[axis] : 1;
-}
-
 /* ---------------------------------------------------------------- */
 /* GatherElements                                                    */
 
@@ -151,7 +119,7 @@ infer_gather_elements (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !check_index_input (node, in, 1, "indices", error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = in[0].type;
   out[0].shape = in[1].shape;
@@ -284,16 +252,16 @@ scatter_apply (ClinferElementType t, Reduction r, guint8 *dst,
 /* ---------------------------------------------------------------- */
 /* ScatterElements / Scatter                                         */
 
+/* Data, indices and updates of one type; the output is the data.
+ * *known_ranks is FALSE while a rank is unknown (nothing more to check). */
 static gboolean
-infer_scatter_elements (const ClinferNode *node, const ClinferValueInfo *in,
-    ClinferValueInfo *out, GError **error)
+infer_scatter_common (const ClinferNode *node, const ClinferValueInfo *in,
+    ClinferValueInfo *out, gboolean *known_ranks, GError **error)
 {
-  int axis;
-
   if (!clinfer_op_require_input (node, in, 0, error)
       || !check_index_input (node, in, 1, "indices", error)
       || !clinfer_op_require_input (node, in, 2, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   if (in[2].type != in[0].type) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
@@ -304,7 +272,20 @@ infer_scatter_elements (const ClinferNode *node, const ClinferValueInfo *in,
   }
   out[0].type = in[0].type;
   out[0].shape = in[0].shape;
-  if (in[0].shape.rank < 0 || in[1].shape.rank < 0)
+  *known_ranks = in[0].shape.rank >= 0 && in[1].shape.rank >= 0;
+  return TRUE;
+}
+
+static gboolean
+infer_scatter_elements (const ClinferNode *node, const ClinferValueInfo *in,
+    ClinferValueInfo *out, GError **error)
+{
+  gboolean known;
+  int axis;
+
+  if (!infer_scatter_common (node, in, out, &known, error))
+    return FALSE;
+  if (!known)
     return TRUE;
   if (in[2].shape.rank >= 0 && clinfer_shape_is_static (&in[1].shape)
       && clinfer_shape_is_static (&in[2].shape)
@@ -429,7 +410,7 @@ infer_gather_nd (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !check_index_input (node, in, 1, "indices", error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || !clinfer_node_attr_int (node, "batch_dims", 0, &batch, error))
     return FALSE;
   out[0].type = in[0].type;
@@ -469,22 +450,11 @@ infer_scatter_nd (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
   ClinferShape us;
+  gboolean known;
 
-  if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_index_input (node, in, 1, "indices", error)
-      || !clinfer_op_require_input (node, in, 2, error)
-      || !check_movable (node, in[0].type, error))
+  if (!infer_scatter_common (node, in, out, &known, error))
     return FALSE;
-  if (in[2].type != in[0].type) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: updates are %s but the data is %s", clinfer_node_label (node),
-        clinfer_element_type_name (in[2].type),
-        clinfer_element_type_name (in[0].type));
-    return FALSE;
-  }
-  out[0].type = in[0].type;
-  out[0].shape = in[0].shape;
-  if (in[0].shape.rank < 0 || in[1].shape.rank < 0)
+  if (!known)
     return TRUE;
   return nd_shape (node, &in[0].shape, &in[1].shape, 0, &us, error);
 }
@@ -569,7 +539,7 @@ infer_onehot (const ClinferNode *node, const ClinferValueInfo *in,
 
   for (guint i = 0; i < 3; i++)
     if (!clinfer_op_require_input (node, in, i, error)
-        || !check_movable (node, in[i].type, error))
+        || !clinfer_op_check_movable (node, in[i].type, error))
       return FALSE;
   if (in[0].type == CLINFER_TYPE_BOOL || in[1].type == CLINFER_TYPE_BOOL)
     return check_numeric (node, CLINFER_TYPE_BOOL, error);
@@ -611,7 +581,7 @@ eval_onehot (const ClinferNode *node, ClinferTensor *const *in,
         clinfer_node_label (node), depth);
     return FALSE;
   }
-  split_axis (os, axis, &outer, &dim, &inner);
+  clinfer_shape_split_axis (os, axis, &outer, &dim, &inner);
   for (int64_t i = 0; i < n; i++)
     memcpy (dst + i * es, vals, es);
   for (int64_t o = 0; o < outer; o++)
@@ -656,7 +626,7 @@ infer_nonzero (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = CLINFER_TYPE_I64;
   out[0].shape.rank = 2;
@@ -809,7 +779,7 @@ infer_topk (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || (node->opset >= 10 && !check_index_input (node, in, 1, "K", error))
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = in[0].type;
   if (node->n_outputs > 1)
@@ -847,7 +817,7 @@ eval_topk (const ClinferNode *node, ClinferTensor *const *in,
 
   if (!clinfer_op_normalize_axis (node, d->axis, xs->rank, &axis, error))
     return FALSE;
-  split_axis (xs, axis, &outer, &dim, &inner);
+  clinfer_shape_split_axis (xs, axis, &outer, &dim, &inner);
   if (!topk_k (node, node->opset >= 10 ? in[1] : NULL, dim, &k, error))
     return FALSE;
   if (clinfer_tensor_get_shape (out[0])->dims[axis] != k) {
@@ -956,7 +926,7 @@ eval_cumsum (const ClinferNode *node, ClinferTensor *const *in,
   if (!clinfer_op_normalize_axis (node, load_index (in[1], 0), xs->rank, &axis,
           error))
     return FALSE;
-  split_axis (xs, axis, &outer, &dim, &inner);
+  clinfer_shape_split_axis (xs, axis, &outer, &dim, &inner);
 #define NATIVE(T)                                                           \
   do {                                                                     \
     const T *px = clinfer_tensor_get_const_data (in[0]);                   \
@@ -996,7 +966,7 @@ infer_trilu (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || (node->n_inputs > 1 && in[1].present
           && !check_index_input (node, in, 1, "k", error)))
     return FALSE;

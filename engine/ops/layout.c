@@ -9,30 +9,6 @@
 /* ---------------------------------------------------------------- */
 /* Helpers                                                           */
 
-static gboolean
-check_movable (const ClinferNode *node, ClinferElementType t, GError **error)
-{
-  if (t == CLINFER_TYPE_STRING || clinfer_element_type_size (t) == 0) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: element type %s is not supported", clinfer_node_label (node),
-        clinfer_element_type_name (t));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-check_int_input (const ClinferNode *node, const ClinferValueInfo *in, guint i,
-    const char *what, GError **error)
-{
-  if (in[i].type == CLINFER_TYPE_I64 || in[i].type == CLINFER_TYPE_I32)
-    return TRUE;
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-      "%s: %s (input %u) is %s, expected i64 or i32", clinfer_node_label (node),
-      what, i, clinfer_element_type_name (in[i].type));
-  return FALSE;
-}
-
 static inline void
 copy_elem (guint8 *dst, const guint8 *src, gsize es)
 {
@@ -265,10 +241,10 @@ infer_pad (const ClinferNode *node, const ClinferValueInfo *in,
   gboolean known;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   if (node->n_inputs > 1 && in[1].present
-      && !check_int_input (node, in, 1, "pads", error))
+      && !clinfer_op_check_int_input (node, in, 1, "pads", error))
     return FALSE;
   if (node->n_inputs > 2 && in[2].present && in[2].type != in[0].type) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
@@ -413,8 +389,8 @@ infer_tile (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_movable (node, in[0].type, error)
-      || !check_int_input (node, in, 1, "repeats", error))
+      || !clinfer_op_check_movable (node, in[0].type, error)
+      || !clinfer_op_check_int_input (node, in, 1, "repeats", error))
     return FALSE;
   out[0].type = in[0].type;
   if (r < 0)
@@ -517,7 +493,7 @@ infer_d2s (const ClinferNode *node, const ClinferValueInfo *in,
   int64_t b = d->blocksize, bb = b * b;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = in[0].type;
   if (s->rank < 0)
@@ -695,8 +671,8 @@ infer_split (const ClinferNode *node, const ClinferValueInfo *in,
   int axis;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
-      || (have && !check_int_input (node, in, 1, "split", error)))
+      || !clinfer_op_check_movable (node, in[0].type, error)
+      || (have && !clinfer_op_check_int_input (node, in, 1, "split", error)))
     return FALSE;
   for (guint i = 0; i < node->n_outputs; i++)
     out[i].type = in[0].type;
@@ -723,16 +699,13 @@ eval_split (const ClinferNode *node, ClinferTensor *const *in,
   const ClinferShape *is = clinfer_tensor_get_shape (in[0]);
   gsize es = clinfer_element_type_size (clinfer_tensor_get_element_type (in[0]));
   const guint8 *src = clinfer_tensor_get_const_data (in[0]);
-  int64_t outer = 1, inner = es, dim, off = 0;
+  int64_t outer, inner, dim, off = 0;
   int axis;
 
   if (!clinfer_op_normalize_axis (node, d->axis, is->rank, &axis, error))
     return FALSE;
-  for (int i = 0; i < axis; i++)
-    outer *= is->dims[i];
-  for (int i = axis + 1; i < is->rank; i++)
-    inner *= is->dims[i];
-  dim = is->dims[axis];
+  clinfer_shape_split_axis (is, axis, &outer, &dim, &inner);
+  inner *= es;                /* bytes */
   for (guint j = 0; j < node->n_outputs; j++) {
     int64_t s = clinfer_tensor_get_shape (out[j])->dims[axis];
     guint8 *dst = clinfer_tensor_get_data (out[j]);
@@ -784,7 +757,7 @@ infer_compress (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = in[0].type;
   if (in[0].shape.rank < 0)
@@ -811,20 +784,17 @@ eval_compress (const ClinferNode *node, ClinferTensor *const *in,
   gsize es = clinfer_element_type_size (clinfer_tensor_get_element_type (in[0]));
   const guint8 *src = clinfer_tensor_get_const_data (in[0]);
   guint8 *dst = clinfer_tensor_get_data (out[0]);
-  int64_t outer = 1, inner = es, dim, n_out, k = 0;
+  int64_t outer = 1, inner = 1, dim, n_out, k = 0;
   gboolean has;
   int axis;
 
   if (!compress_axis (node, is->rank, &has, &axis, error))
     return FALSE;
-  if (has) {
-    for (int i = 0; i < axis; i++)
-      outer *= is->dims[i];
-    for (int i = axis + 1; i < is->rank; i++)
-      inner *= is->dims[i];
-    dim = is->dims[axis];
-  } else
+  if (has)
+    clinfer_shape_split_axis (is, axis, &outer, &dim, &inner);
+  else
     dim = clinfer_tensor_get_n_elements (in[0]);
+  inner *= es;                /* bytes */
   n_out = clinfer_tensor_get_shape (out[0])->dims[has ? axis : 0];
   if (compress_count (in[1], dim) != n_out) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,

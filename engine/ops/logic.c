@@ -63,65 +63,32 @@ static const struct {
 
 typedef struct {
   LogicOp op;
-  gboolean legacy_broadcast; /* opset < 7 broadcast=1 with axis */
-  int legacy_axis;
+  ClinferLegacyBcast legacy; /* opset < 7 broadcast/axis */
 } LogicData;
-
-static gboolean
-is_numeric (ClinferElementType t)
-{
-  return t != CLINFER_TYPE_BOOL && t != CLINFER_TYPE_STRING
-      && t != CLINFER_TYPE_UNDEFINED && clinfer_element_type_size (t) > 0;
-}
 
 static gboolean
 prepare_logic (ClinferNode *node, GError **error)
 {
   g_autofree LogicData *d = g_new0 (LogicData, 1);
-  int64_t bc = 0, axis = G_MININT64;
 
   for (gsize i = 0; i < G_N_ELEMENTS (logic_names); i++)
     if (strcmp (node->op_type, logic_names[i].name) == 0)
       d->op = logic_names[i].op;
-  if (node->opset > 0 && node->opset < 7) {
-    if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
-        || !clinfer_node_attr_int (node, "axis", G_MININT64, &axis, error))
-      return FALSE;
-    if (axis != G_MININT64
-        && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: attribute 'axis' %" G_GINT64_FORMAT " is out of range",
-          clinfer_node_label (node), axis);
-      return FALSE;
-    }
-    d->legacy_broadcast = bc != 0 && axis != G_MININT64;
-    d->legacy_axis = (int) axis;
-  }
+  if (node->opset > 0 && node->opset < 7
+      && !clinfer_legacy_bcast_parse (node, &d->legacy, error))
+    return FALSE;
   node->op_data = g_steal_pointer (&d);
   return TRUE;
 }
 
-/* Old opsets align B at "axis" of A: pad B with trailing 1s. */
+/* Old opsets align B at "axis" of A. */
 static gboolean
 legacy_shape (const ClinferNode *node, const ClinferShape *a,
     const ClinferShape *b, ClinferShape *eff, GError **error)
 {
   const LogicData *d = node->op_data;
-  int axis;
 
-  *eff = *b;
-  if (!d->legacy_broadcast || a->rank < 0 || b->rank < 0)
-    return TRUE;
-  axis = d->legacy_axis < 0 ? d->legacy_axis + a->rank : d->legacy_axis;
-  if (axis < 0 || axis + b->rank > a->rank) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: legacy broadcast axis %d does not fit B of rank %d into A of "
-        "rank %d", clinfer_node_label (node), d->legacy_axis, b->rank, a->rank);
-    return FALSE;
-  }
-  for (int k = b->rank; k < a->rank - axis; k++)
-    eff->dims[eff->rank++] = 1;
-  return TRUE;
+  return clinfer_legacy_bcast_shape (node, &d->legacy, a, b, eff, error);
 }
 
 static gboolean
@@ -139,9 +106,10 @@ infer_logic (const ClinferNode *node, const ClinferValueInfo *in,
   if (d->op >= L_AND)
     ok = t == CLINFER_TYPE_BOOL;
   else if (d->op == L_EQ)
-    ok = t == CLINFER_TYPE_BOOL || t == CLINFER_TYPE_STRING || is_numeric (t);
+    ok = t == CLINFER_TYPE_BOOL || t == CLINFER_TYPE_STRING
+        || clinfer_op_type_is_numeric (t);
   else
-    ok = is_numeric (t);
+    ok = clinfer_op_type_is_numeric (t);
   if (!ok || in[1].type != t) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
         "%s: unsupported input types %s and %s", clinfer_node_label (node),
@@ -170,25 +138,6 @@ infer_logic (const ClinferNode *node, const ClinferValueInfo *in,
     case L_XOR: CMP_LOOP (T, !x != !y); break;                               \
   }
 
-/* (transfer full) f32 copy of an f16/bf16 tensor. */
-static ClinferTensor *
-half_to_f32 (const ClinferTensor *t, GError **error)
-{
-  ClinferTensor *f = clinfer_tensor_new (CLINFER_TYPE_F32,
-      clinfer_tensor_get_shape (t), error);
-  const uint16_t *p = clinfer_tensor_get_const_data (t);
-  gboolean bf = clinfer_tensor_get_element_type (t) == CLINFER_TYPE_BF16;
-  int64_t n = clinfer_tensor_get_n_elements (t);
-  float *q;
-
-  if (f == NULL)
-    return NULL;
-  q = clinfer_tensor_get_data (f);
-  for (int64_t i = 0; i < n; i++)
-    q[i] = bf ? clinfer_bfloat16_to_float (p[i]) : clinfer_half_to_float (p[i]);
-  return f;
-}
-
 static gboolean
 logic_apply (const ClinferNode *node, LogicOp op, const ClinferTensor *a,
     const ClinferTensor *b, const ClinferShape *b_shape, ClinferTensor *o,
@@ -216,10 +165,7 @@ logic_apply (const ClinferNode *node, LogicOp op, const ClinferTensor *a,
       CMP_LOOP (String, g_strcmp0 (x, y) == 0);
       break;
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (t));
-      return FALSE;
+      return clinfer_op_unsupported_type (node, t, error);
   }
   return TRUE;
 }
@@ -229,18 +175,13 @@ eval_logic (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out, GError **error)
 {
   const LogicData *d = node->op_data;
-  ClinferElementType t = clinfer_tensor_get_element_type (in[0]);
-  g_autoptr (ClinferTensor) fa = NULL, fb = NULL;
   ClinferShape eff;
 
   if (!legacy_shape (node, clinfer_tensor_get_shape (in[0]),
           clinfer_tensor_get_shape (in[1]), &eff, error))
     return FALSE;
-  if (t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16) {
-    fa = half_to_f32 (in[0], error);
-    fb = fa ? half_to_f32 (in[1], error) : NULL;
-    return fb && logic_apply (node, d->op, fa, fb, &eff, out[0], error);
-  }
+  if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (in[0])))
+    return clinfer_op_eval_via_f32 (node, in, out, eval_logic, error);
   return logic_apply (node, d->op, in[0], in[1], &eff, out[0], error);
 }
 
@@ -358,10 +299,7 @@ eval_where (const ClinferNode *node, ClinferTensor *const *in,
     case 4: WHERE_LOOP (uint32_t, PLAIN); break;
     case 8: WHERE_LOOP (uint64_t, PLAIN); break;
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (t));
-      return FALSE;
+      return clinfer_op_unsupported_type (node, t, error);
   }
   return TRUE;
 }

@@ -8,12 +8,6 @@
 /* Shared helpers                                                    */
 
 static gboolean
-is_half (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16;
-}
-
-static gboolean
 matmul_type (ClinferElementType t)
 {
   switch (t) {
@@ -37,73 +31,7 @@ check_types (const ClinferNode *node, const ClinferValueInfo *in,
         clinfer_node_label (node), clinfer_element_type_name (in[0].type));
     return FALSE;
   }
-  for (guint i = 1; i < node->n_inputs; i++) {
-    if (!in[i].present || in[i].type == in[0].type)
-      continue;
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: input %u is %s but input 0 is %s", clinfer_node_label (node), i,
-        clinfer_element_type_name (in[i].type),
-        clinfer_element_type_name (in[0].type));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-typedef gboolean (*EvalFn) (const ClinferNode *node, ClinferTensor *const *in,
-    ClinferTensor *const *out, GError **error);
-
-/* Runs @fn on f32 copies of f16/bf16 inputs and converts the outputs
- * back: half types compute in f32. */
-static gboolean
-eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
-    ClinferTensor *const *out, EvalFn fn, GError **error)
-{
-  ClinferTensor *fin[16] = { NULL }, *fout[4] = { NULL };
-  guint n_in = MIN (node->n_inputs, G_N_ELEMENTS (fin));
-  guint n_out = MIN (node->n_outputs, G_N_ELEMENTS (fout));
-  gboolean ok = FALSE;
-
-  for (guint i = 0; i < n_in; i++) {
-    int64_t n;
-    if (in[i] == NULL)
-      continue;
-    if (!is_half (clinfer_tensor_get_element_type (in[i]))) {
-      fin[i] = clinfer_tensor_ref (in[i]);
-      continue;
-    }
-    fin[i] = clinfer_tensor_new (CLINFER_TYPE_F32,
-        clinfer_tensor_get_shape (in[i]), error);
-    if (fin[i] == NULL)
-      goto done;
-    n = clinfer_tensor_get_n_elements (in[i]);
-    for (int64_t j = 0; j < n; j++)
-      ((float *) clinfer_tensor_get_data (fin[i]))[j] =
-          (float) clinfer_tensor_get_as_double (in[i], j);
-  }
-  for (guint i = 0; i < n_out; i++)
-    if ((fout[i] = clinfer_tensor_new (CLINFER_TYPE_F32,
-                clinfer_tensor_get_shape (out[i]), error)) == NULL)
-      goto done;
-  if (!fn (node, fin, fout, error))
-    goto done;
-  for (guint i = 0; i < n_out; i++) {
-    const float *s = clinfer_tensor_get_const_data (fout[i]);
-    uint16_t *d = clinfer_tensor_get_data (out[i]);
-    gboolean bf = clinfer_tensor_get_element_type (out[i]) == CLINFER_TYPE_BF16;
-    int64_t n = clinfer_tensor_get_n_elements (out[i]);
-    for (int64_t j = 0; j < n; j++)
-      d[j] = bf ? clinfer_float_to_bfloat16 (s[j])
-          : clinfer_float_to_half (s[j]);
-  }
-  ok = TRUE;
-done:
-  for (guint i = 0; i < G_N_ELEMENTS (fin); i++)
-    if (fin[i])
-      clinfer_tensor_unref (fin[i]);
-  for (guint i = 0; i < G_N_ELEMENTS (fout); i++)
-    if (fout[i])
-      clinfer_tensor_unref (fout[i]);
-  return ok;
+  return clinfer_op_check_same_types (node, in, 1, error);
 }
 
 /* ---------------------------------------------------------------- */
@@ -533,8 +461,8 @@ eval_matmul (const ClinferNode *node, ClinferTensor *const *in,
   guint8 *y;
   MmGeom g;
 
-  if (is_half (t))
-    return eval_via_f32 (node, in, out, eval_matmul, error);
+  if (clinfer_op_type_is_half (t))
+    return clinfer_op_eval_via_f32 (node, in, out, eval_matmul, error);
   mm_geom (clinfer_tensor_get_shape (in[0]), clinfer_tensor_get_shape (in[1]),
       &g);
   if (g.n_batch == 0 || g.m == 0 || g.n == 0)
@@ -706,8 +634,8 @@ eval_gemm (const ClinferNode *node, ClinferTensor *const *in,
   int64_t b_rs = d->trans_b ? 1 : n, b_cs = d->trans_b ? k : 1;
   gboolean acc = c != NULL && d->beta != 0.f;
 
-  if (is_half (t))
-    return eval_via_f32 (node, in, out, eval_gemm, error);
+  if (clinfer_op_type_is_half (t))
+    return clinfer_op_eval_via_f32 (node, in, out, eval_gemm, error);
   if (m == 0 || n == 0)
     return TRUE;
   if (acc)
@@ -1098,8 +1026,8 @@ eval_einsum (const ClinferNode *node, ClinferTensor *const *in,
   gpointer y = clinfer_tensor_get_data (out[0]);
   int64_t n_out, n_sum = 1;
 
-  if (is_half (t))
-    return eval_via_f32 (node, in, out, eval_einsum, error);
+  if (clinfer_op_type_is_half (t))
+    return clinfer_op_eval_via_f32 (node, in, out, eval_einsum, error);
   for (guint i = 0; i < node->n_inputs; i++) {
     shapes[i] = clinfer_tensor_get_shape (in[i]);
     x[i] = clinfer_tensor_get_const_data (in[i]);
@@ -1132,10 +1060,7 @@ eval_einsum (const ClinferNode *node, ClinferTensor *const *in,
     CASE (CLINFER_TYPE_U64, einsum_u64, uint64_t)
 #undef CASE
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (t));
-      return FALSE;
+      return clinfer_op_unsupported_type (node, t, error);
   }
   return TRUE;
 }

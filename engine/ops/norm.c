@@ -8,40 +8,18 @@
 /* Shared helpers                                                    */
 
 static gboolean
-is_half (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16;
-}
-
-static gboolean
 check_float (const ClinferNode *node, const ClinferValueInfo *in, guint i,
     GError **error)
 {
   ClinferElementType t = in[i].type;
 
-  if (t == CLINFER_TYPE_F32 || t == CLINFER_TYPE_F64 || is_half (t))
+  if (t == CLINFER_TYPE_F32 || t == CLINFER_TYPE_F64
+      || clinfer_op_type_is_half (t))
     return TRUE;
   g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
       "%s: input %u is %s, expected a floating-point type",
       clinfer_node_label (node), i, clinfer_element_type_name (t));
   return FALSE;
-}
-
-/* Every present input from @first on has the type of input 0. */
-static gboolean
-check_same_types (const ClinferNode *node, const ClinferValueInfo *in,
-    guint first, GError **error)
-{
-  for (guint i = first; i < node->n_inputs; i++) {
-    if (!in[i].present || in[i].type == in[0].type)
-      continue;
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: input %u is %s but input 0 is %s", clinfer_node_label (node), i,
-        clinfer_element_type_name (in[i].type),
-        clinfer_element_type_name (in[0].type));
-    return FALSE;
-  }
-  return TRUE;
 }
 
 static gboolean
@@ -97,87 +75,15 @@ to_doubles (const ClinferNode *node, const ClinferTensor *t, GError **error)
   return d;
 }
 
-/* Stores @v as element @i of a float tensor of any float type. */
-static inline void
-store_float (ClinferTensor *t, int64_t i, double v)
-{
-  gpointer p = clinfer_tensor_get_data (t);
-
-  switch (clinfer_tensor_get_element_type (t)) {
-    case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
-    case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
-    case CLINFER_TYPE_F16:
-      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
-      break;
-    case CLINFER_TYPE_BF16:
-      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
-      break;
-    default: break;
-  }
-}
-
-typedef gboolean (*EvalFn) (const ClinferNode *node, ClinferTensor *const *in,
-    ClinferTensor *const *out, GError **error);
-
-/* Runs @fn with f16/bf16 inputs and outputs replaced by f32 copies. */
-static gboolean
-eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
-    ClinferTensor *const *out, EvalFn fn, GError **error)
-{
-  ClinferTensor *fin[8] = { NULL }, *fout[4] = { NULL };
-  guint n_in = MIN (node->n_inputs, G_N_ELEMENTS (fin));
-  guint n_out = MIN (node->n_outputs, G_N_ELEMENTS (fout));
-  gboolean ok = FALSE;
-
-  for (guint i = 0; i < n_in + n_out; i++) {
-    ClinferTensor *t = i < n_in ? in[i] : out[i - n_in];
-    ClinferTensor **dst = i < n_in ? &fin[i] : &fout[i - n_in];
-    int64_t n;
-    if (t == NULL)
-      continue;
-    if (!is_half (clinfer_tensor_get_element_type (t))) {
-      *dst = clinfer_tensor_ref (t);
-      continue;
-    }
-    *dst = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (t),
-        error);
-    if (*dst == NULL)
-      goto done;
-    n = clinfer_tensor_get_n_elements (t);
-    for (int64_t j = 0; i < n_in && j < n; j++)
-      ((float *) clinfer_tensor_get_data (*dst))[j] =
-          (float) clinfer_tensor_get_as_double (t, j);
-  }
-  if (!fn (node, fin, fout, error))
-    goto done;
-  for (guint i = 0; i < n_out; i++) {
-    int64_t n = clinfer_tensor_get_n_elements (out[i]);
-    const float *src = clinfer_tensor_get_const_data (fout[i]);
-    if (fout[i] == out[i])
-      continue;
-    for (int64_t j = 0; j < n; j++)
-      store_float (out[i], j, src[j]);
-  }
-  ok = TRUE;
-done:
-  for (guint i = 0; i < G_N_ELEMENTS (fin); i++)
-    if (fin[i])
-      clinfer_tensor_unref (fin[i]);
-  for (guint i = 0; i < G_N_ELEMENTS (fout); i++)
-    if (fout[i])
-      clinfer_tensor_unref (fout[i]);
-  return ok;
-}
-
 static gboolean
 any_half (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out)
 {
   for (guint i = 0; i < node->n_inputs; i++)
-    if (in[i] && is_half (clinfer_tensor_get_element_type (in[i])))
+    if (in[i] && clinfer_op_type_is_half (clinfer_tensor_get_element_type (in[i])))
       return TRUE;
   for (guint i = 0; i < node->n_outputs; i++)
-    if (is_half (clinfer_tensor_get_element_type (out[i])))
+    if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (out[i])))
       return TRUE;
   return FALSE;
 }
@@ -351,7 +257,7 @@ infer_bn (const ClinferNode *node, const ClinferValueInfo *in,
       || !require_rank (node, x, 2, "input X", error))
     return FALSE;
   /* Opset 14+ allows other float types for mean/var; keep X's for Y. */
-  if (node->opset < 14 && !check_same_types (node, in, 1, error))
+  if (node->opset < 14 && !clinfer_op_check_same_types (node, in, 1, error))
     return FALSE;
   if (!bn_check_params (node, in, error))
     return FALSE;
@@ -404,9 +310,9 @@ bn_training (const ClinferNode *node, ClinferTensor *const *in,
   for (int64_t j = 0; j < c; j++) {
     double mom = d->momentum;
     if (node->n_outputs > 1)
-      store_float (out[1], j, mean[j] * mom + bm[j] * (1 - mom));
+      clinfer_op_store_double (out[1], j, mean[j] * mom + bm[j] * (1 - mom));
     if (node->n_outputs > 2)
-      store_float (out[2], j, var[j] * mom + bv[j] * (1 - mom));
+      clinfer_op_store_double (out[2], j, var[j] * mom + bv[j] * (1 - mom));
     mean[j] = bm[j];
     var[j] = bv[j];
   }
@@ -425,7 +331,7 @@ eval_bn (const ClinferNode *node, ClinferTensor *const *in,
   const char *names[] = { "scale", "B", "mean", "var" };
 
   if (any_half (node, in, out))
-    return eval_via_f32 (node, in, out, eval_bn, error);
+    return clinfer_op_eval_via_f32 (node, in, out, eval_bn, error);
   for (int i = 2; i < xs->rank; i++)
     s *= xs->dims[i];
   np = d->spatial ? c : c * s;
@@ -481,7 +387,7 @@ infer_instnorm (const ClinferNode *node, const ClinferValueInfo *in,
     if (!clinfer_op_require_input (node, in, i, error))
       return FALSE;
   if (!check_float (node, in, 0, error)
-      || !check_same_types (node, in, 1, error)
+      || !clinfer_op_check_same_types (node, in, 1, error)
       || !require_rank (node, &in[0].shape, 3, "input", error))
     return FALSE;
   out[0].type = in[0].type;
@@ -498,7 +404,7 @@ eval_instnorm (const ClinferNode *node, ClinferTensor *const *in,
   g_autofree double *sc = NULL, *bi = NULL, *rs = NULL, *rb = NULL;
 
   if (any_half (node, in, out))
-    return eval_via_f32 (node, in, out, eval_instnorm, error);
+    return clinfer_op_eval_via_f32 (node, in, out, eval_instnorm, error);
   for (int i = 2; i < xs->rank; i++)
     s *= xs->dims[i];
   if (!check_param_count (node, in[1], "scale", c, error)
@@ -581,7 +487,7 @@ infer_ln (const ClinferNode *node, const ClinferValueInfo *in,
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
       || !check_float (node, in, 0, error)
-      || !check_same_types (node, in, 1, error))
+      || !clinfer_op_check_same_types (node, in, 1, error))
     return FALSE;
   out[0].type = in[0].type;
   out[0].shape = *x;
@@ -639,7 +545,7 @@ eval_ln (const ClinferNode *node, ClinferTensor *const *in,
   int axis;
 
   if (any_half (node, in, out))
-    return eval_via_f32 (node, in, out, eval_ln, error);
+    return clinfer_op_eval_via_f32 (node, in, out, eval_ln, error);
   if (!clinfer_op_normalize_axis (node, d->axis, xs->rank, &axis, error))
     return FALSE;
   for (int i = 0; i < xs->rank; i++) {
@@ -659,9 +565,9 @@ eval_ln (const ClinferNode *node, ClinferTensor *const *in,
       inv);
   for (int64_t r = 0; r < rows && cols > 0; r++) {
     if (node->n_outputs > 1)
-      store_float (out[1], r, mean[r]);
+      clinfer_op_store_double (out[1], r, mean[r]);
     if (node->n_outputs > 2)
-      store_float (out[2], r, inv[r]);
+      clinfer_op_store_double (out[2], r, inv[r]);
   }
   return TRUE;
 }
@@ -748,7 +654,7 @@ eval_lrn (const ClinferNode *node, ClinferTensor *const *in,
   int64_t s = 1;
 
   if (any_half (node, in, out))
-    return eval_via_f32 (node, in, out, eval_lrn, error);
+    return clinfer_op_eval_via_f32 (node, in, out, eval_lrn, error);
   for (int i = 2; i < xs->rank; i++)
     s *= xs->dims[i];
   if (clinfer_tensor_get_element_type (in[0]) == CLINFER_TYPE_F64)
@@ -828,23 +734,20 @@ eval_lp (const ClinferNode *node, ClinferTensor *const *in,
 {
   const LpData *d = node->op_data;
   const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
-  int64_t outer = 1, inner = 1;
+  int64_t outer, n, inner;
   int axis;
 
   if (any_half (node, in, out))
-    return eval_via_f32 (node, in, out, eval_lp, error);
+    return clinfer_op_eval_via_f32 (node, in, out, eval_lp, error);
   if (!clinfer_op_normalize_axis (node, d->axis, xs->rank, &axis, error))
     return FALSE;
-  for (int i = 0; i < axis; i++)
-    outer *= xs->dims[i];
-  for (int i = axis + 1; i < xs->rank; i++)
-    inner *= xs->dims[i];
+  clinfer_shape_split_axis (xs, axis, &outer, &n, &inner);
   if (clinfer_tensor_get_element_type (in[0]) == CLINFER_TYPE_F64)
     lp_f64 (clinfer_tensor_get_const_data (in[0]),
-        clinfer_tensor_get_data (out[0]), outer, xs->dims[axis], inner, d->p);
+        clinfer_tensor_get_data (out[0]), outer, n, inner, d->p);
   else
     lp_f32 (clinfer_tensor_get_const_data (in[0]),
-        clinfer_tensor_get_data (out[0]), outer, xs->dims[axis], inner, d->p);
+        clinfer_tensor_get_data (out[0]), outer, n, inner, d->p);
   return TRUE;
 }
 
@@ -965,7 +868,7 @@ eval_mvn (const ClinferNode *node, ClinferTensor *const *in,
   for (int64_t gi = 0; gi < ng; gi++)
     var[gi] = sqrt (var[gi] / MAX (cnt[gi], 1)) + 1e-9;
   for (int64_t i = 0; i < n; i++)
-    store_float (out[0], i, (x[i] - mean[grp[i]]) / var[grp[i]]);
+    clinfer_op_store_double (out[0], i, (x[i] - mean[grp[i]]) / var[grp[i]]);
   return TRUE;
 }
 

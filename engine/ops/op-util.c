@@ -1,5 +1,6 @@
 /* clinfer — small helpers shared by op implementations. */
 #include "ops/op.h"
+#include "ops/broadcast.h"
 
 gboolean
 clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis, int rank,
@@ -58,4 +59,233 @@ clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides)
     strides[i] = s;
     s *= MAX (shape->dims[i], 1);
   }
+}
+
+void
+clinfer_shape_split_axis (const ClinferShape *s, int axis, int64_t *outer,
+    int64_t *dim, int64_t *inner)
+{
+  *outer = 1;
+  *inner = 1;
+  for (int i = 0; i < axis; i++)
+    *outer *= s->dims[i];
+  for (int i = axis + 1; i < s->rank; i++)
+    *inner *= s->dims[i];
+  *dim = s->rank > 0 ? s->dims[axis] : 1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Type checks                                                       */
+
+gboolean
+clinfer_op_unsupported_type (const ClinferNode *node, ClinferElementType t,
+    GError **error)
+{
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+      "%s: element type %s is not supported", clinfer_node_label (node),
+      clinfer_element_type_name (t));
+  return FALSE;
+}
+
+gboolean
+clinfer_op_check_movable (const ClinferNode *node, ClinferElementType t,
+    GError **error)
+{
+  if (t == CLINFER_TYPE_STRING || clinfer_element_type_size (t) == 0)
+    return clinfer_op_unsupported_type (node, t, error);
+  return TRUE;
+}
+
+gboolean
+clinfer_op_check_int_input (const ClinferNode *node, const ClinferValueInfo *in,
+    guint i, const char *what, GError **error)
+{
+  if (in[i].type == CLINFER_TYPE_I64 || in[i].type == CLINFER_TYPE_I32)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+      "%s: %s (input %u) is %s, expected i64 or i32", clinfer_node_label (node),
+      what, i, clinfer_element_type_name (in[i].type));
+  return FALSE;
+}
+
+gboolean
+clinfer_op_check_same_types (const ClinferNode *node,
+    const ClinferValueInfo *in, guint first, GError **error)
+{
+  for (guint i = first; i < node->n_inputs; i++) {
+    if (!in[i].present || in[i].type == in[0].type)
+      continue;
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+        "%s: input %u is %s but input 0 is %s", clinfer_node_label (node), i,
+        clinfer_element_type_name (in[i].type),
+        clinfer_element_type_name (in[0].type));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* f16 / bf16 through f32                                            */
+
+void
+clinfer_op_half_to_float (ClinferElementType t, const uint16_t *src,
+    float *dst, int64_t n)
+{
+  if (t == CLINFER_TYPE_BF16)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = clinfer_bfloat16_to_float (src[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = clinfer_half_to_float (src[i]);
+}
+
+void
+clinfer_op_float_to_half (ClinferElementType t, const float *src,
+    uint16_t *dst, int64_t n)
+{
+  if (t == CLINFER_TYPE_BF16)
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = clinfer_float_to_bfloat16 (src[i]);
+  else
+    for (int64_t i = 0; i < n; i++)
+      dst[i] = clinfer_float_to_half (src[i]);
+}
+
+ClinferTensor *
+clinfer_op_half_to_f32 (const ClinferTensor *t, GError **error)
+{
+  ClinferTensor *f;
+
+  if (t == NULL)
+    return NULL;
+  f = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (t),
+      error);
+  if (f != NULL)
+    clinfer_op_half_to_float (clinfer_tensor_get_element_type (t),
+        clinfer_tensor_get_const_data (t), clinfer_tensor_get_data (f),
+        clinfer_tensor_get_n_elements (t));
+  return f;
+}
+
+void
+clinfer_op_f32_to_half (const ClinferTensor *src, ClinferTensor *dst)
+{
+  clinfer_op_float_to_half (clinfer_tensor_get_element_type (dst),
+      clinfer_tensor_get_const_data (src), clinfer_tensor_get_data (dst),
+      clinfer_tensor_get_n_elements (dst));
+}
+
+gboolean
+clinfer_op_eval_via_f32 (const ClinferNode *node, ClinferTensor *const *in,
+    ClinferTensor *const *out, ClinferOpEvalFunc eval, GError **error)
+{
+  guint n_in = node->n_inputs, n_out = node->n_outputs;
+  ClinferTensor **fin = g_new0 (ClinferTensor *, MAX (n_in, 1));
+  ClinferTensor **fout = g_new0 (ClinferTensor *, MAX (n_out, 1));
+  gboolean ok = FALSE;
+
+  for (guint i = 0; i < n_in; i++) {
+    if (in[i] == NULL)
+      continue;
+    if (!clinfer_op_type_is_half (clinfer_tensor_get_element_type (in[i])))
+      fin[i] = clinfer_tensor_ref (in[i]);
+    else if ((fin[i] = clinfer_op_half_to_f32 (in[i], error)) == NULL)
+      goto done;
+  }
+  for (guint i = 0; i < n_out; i++) {
+    if (!clinfer_op_type_is_half (clinfer_tensor_get_element_type (out[i])))
+      fout[i] = clinfer_tensor_ref (out[i]);
+    else if ((fout[i] = clinfer_tensor_new (CLINFER_TYPE_F32,
+                clinfer_tensor_get_shape (out[i]), error)) == NULL)
+      goto done;
+  }
+  if (!eval (node, fin, fout, error))
+    goto done;
+  for (guint i = 0; i < n_out; i++)
+    if (fout[i] != out[i])
+      clinfer_op_f32_to_half (fout[i], out[i]);
+  ok = TRUE;
+done:
+  for (guint i = 0; i < n_in; i++)
+    if (fin[i])
+      clinfer_tensor_unref (fin[i]);
+  for (guint i = 0; i < n_out; i++)
+    if (fout[i])
+      clinfer_tensor_unref (fout[i]);
+  g_free (fin);
+  g_free (fout);
+  return ok;
+}
+
+void
+clinfer_op_store_double (ClinferTensor *t, int64_t i, double v)
+{
+  gpointer p = clinfer_tensor_get_data (t);
+
+  switch (clinfer_tensor_get_element_type (t)) {
+    case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
+    case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
+    case CLINFER_TYPE_F16:
+      ((uint16_t *) p)[i] = clinfer_float_to_half ((float) v);
+      break;
+    case CLINFER_TYPE_BF16:
+      ((uint16_t *) p)[i] = clinfer_float_to_bfloat16 ((float) v);
+      break;
+    case CLINFER_TYPE_I8: ((int8_t *) p)[i] = (int8_t) v; break;
+    case CLINFER_TYPE_I16: ((int16_t *) p)[i] = (int16_t) v; break;
+    case CLINFER_TYPE_I32: ((int32_t *) p)[i] = (int32_t) v; break;
+    case CLINFER_TYPE_I64: ((int64_t *) p)[i] = (int64_t) v; break;
+    case CLINFER_TYPE_U8: ((uint8_t *) p)[i] = (uint8_t) v; break;
+    case CLINFER_TYPE_U16: ((uint16_t *) p)[i] = (uint16_t) v; break;
+    case CLINFER_TYPE_U32: ((uint32_t *) p)[i] = (uint32_t) v; break;
+    case CLINFER_TYPE_U64: ((uint64_t *) p)[i] = (uint64_t) v; break;
+    case CLINFER_TYPE_BOOL: ((uint8_t *) p)[i] = v != 0; break;
+    default: break;
+  }
+}
+
+/* ---------------------------------------------------------------- */
+/* Legacy (opset < 7) broadcast                                      */
+
+gboolean
+clinfer_legacy_bcast_parse (const ClinferNode *node, ClinferLegacyBcast *lb,
+    GError **error)
+{
+  int64_t bc = 0, axis = G_MININT64;
+
+  if (!clinfer_node_attr_int (node, "broadcast", 0, &bc, error)
+      || !clinfer_node_attr_int (node, "axis", G_MININT64, &axis, error))
+    return FALSE;
+  if (axis != G_MININT64
+      && (axis < -CLINFER_MAX_RANK || axis >= CLINFER_MAX_RANK)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: attribute 'axis' %" G_GINT64_FORMAT " is out of range",
+        clinfer_node_label (node), axis);
+    return FALSE;
+  }
+  lb->enabled = bc != 0 && axis != G_MININT64;
+  lb->axis = lb->enabled ? (int) axis : -1;
+  return TRUE;
+}
+
+gboolean
+clinfer_legacy_bcast_shape (const ClinferNode *node,
+    const ClinferLegacyBcast *lb, const ClinferShape *a, const ClinferShape *b,
+    ClinferShape *eff, GError **error)
+{
+  int axis;
+
+  *eff = *b;
+  if (!lb->enabled || a->rank < 0 || b->rank < 0)
+    return TRUE;
+  axis = lb->axis < 0 ? lb->axis + a->rank : lb->axis;
+  if (axis < 0 || axis + b->rank > a->rank) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: legacy broadcast axis %d does not fit B of rank %d into A of "
+        "rank %d", clinfer_node_label (node), lb->axis, b->rank, a->rank);
+    return FALSE;
+  }
+  for (int k = b->rank; k < a->rank - axis; k++)
+    eff->dims[eff->rank++] = 1;
+  return TRUE;
 }

@@ -113,5 +113,81 @@ gboolean clinfer_op_read_int_list (const ClinferNode *node,
     GError **error);
 /* Row-major strides in elements for @shape. */
 void clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides);
+/* Extents of @s before, at and after @axis: the [outer, dim, inner] view
+ * (dim is 1 for a scalar). */
+void clinfer_shape_split_axis (const ClinferShape *s, int axis,
+    int64_t *outer, int64_t *dim, int64_t *inner);
+
+/* ---- element types ---- */
+
+static inline gboolean
+clinfer_op_type_is_half (ClinferElementType t)
+{
+  return t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16;
+}
+
+static inline gboolean
+clinfer_op_type_is_signed_int (ClinferElementType t)
+{
+  return t == CLINFER_TYPE_I8 || t == CLINFER_TYPE_I16 || t == CLINFER_TYPE_I32
+      || t == CLINFER_TYPE_I64;
+}
+
+static inline gboolean
+clinfer_op_type_is_unsigned_int (ClinferElementType t)
+{
+  return t == CLINFER_TYPE_U8 || t == CLINFER_TYPE_U16 || t == CLINFER_TYPE_U32
+      || t == CLINFER_TYPE_U64;
+}
+
+/* Any fixed-size type but bool: the integers and the floats. */
+static inline gboolean
+clinfer_op_type_is_numeric (ClinferElementType t)
+{
+  return t != CLINFER_TYPE_UNDEFINED && t != CLINFER_TYPE_STRING
+      && t != CLINFER_TYPE_BOOL && clinfer_element_type_size (t) > 0;
+}
+
+/* Sets "element type T is not supported" (naming the node) and returns
+ * FALSE: the default branch of a type dispatch. */
+gboolean clinfer_op_unsupported_type (const ClinferNode *node,
+    ClinferElementType t, GError **error);
+/* @t is a fixed-size type (not string) that data-moving ops can copy. */
+gboolean clinfer_op_check_movable (const ClinferNode *node,
+    ClinferElementType t, GError **error);
+/* in[i] is i64 or i32; @what names it in the error. */
+gboolean clinfer_op_check_int_input (const ClinferNode *node,
+    const ClinferValueInfo *in, guint i, const char *what, GError **error);
+/* Every present input from @first on has the type of input 0. */
+gboolean clinfer_op_check_same_types (const ClinferNode *node,
+    const ClinferValueInfo *in, guint first, GError **error);
+
+/* ---- f16 / bf16 through f32 ---- */
+
+/* @n f16 (or bf16, by @t) values to float and back. */
+void clinfer_op_half_to_float (ClinferElementType t, const uint16_t *src,
+    float *dst, int64_t n);
+void clinfer_op_float_to_half (ClinferElementType t, const float *src,
+    uint16_t *dst, int64_t n);
+/* (transfer full) An f32 copy of the f16/bf16 tensor @t (NULL stays
+ * NULL). */
+ClinferTensor *clinfer_op_half_to_f32 (const ClinferTensor *t,
+    GError **error);
+/* Converts the f32 tensor @src into the f16/bf16 tensor @dst (same
+ * shape). */
+void clinfer_op_f32_to_half (const ClinferTensor *src, ClinferTensor *dst);
+
+typedef gboolean (*ClinferOpEvalFunc) (const ClinferNode *node,
+    ClinferTensor *const *in, ClinferTensor *const *out, GError **error);
+/* Runs @eval with every f16/bf16 input and output replaced by an f32
+ * copy (other tensors are passed as they are) and converts the outputs
+ * back: how the reference evals compute the half types. */
+gboolean clinfer_op_eval_via_f32 (const ClinferNode *node,
+    ClinferTensor *const *in, ClinferTensor *const *out,
+    ClinferOpEvalFunc eval, GError **error);
+
+/* Stores @v as element @i of @t converted to its type (floats, integers
+ * by a plain C cast, bool as v != 0); other types are left alone. */
+void clinfer_op_store_double (ClinferTensor *t, int64_t i, double v);
 
 G_END_DECLS

@@ -109,10 +109,9 @@ infer_global_pool (const ClinferNode *node, const ClinferValueInfo *in,
 /* ---------------------------------------------------------------- */
 /* Reference evaluation                                              */
 
-/* Geometry padded to 3 spatial dims (leading unused dims of extent 1). */
 typedef struct {
   int64_t planes;            /* N * C */
-  int64_t in[3], out[3], k[3], s[3], d[3], pb[3], pe[3];
+  ClinferWindow3 w;
   gboolean count_include_pad, column_major;
 } PoolDims;
 
@@ -121,16 +120,7 @@ pool_dims_from_window (const ClinferWindow *win, const ClinferShape *xs,
     PoolDims *pd)
 {
   pd->planes = xs->dims[0] * xs->dims[1];
-  for (int i = 0; i < 3; i++) {
-    int j = i - (3 - win->n);
-    pd->in[i] = j >= 0 ? win->in[j] : 1;
-    pd->out[i] = j >= 0 ? win->out[j] : 1;
-    pd->k[i] = j >= 0 ? win->kernel[j] : 1;
-    pd->s[i] = j >= 0 ? win->stride[j] : 1;
-    pd->d[i] = j >= 0 ? win->dilation[j] : 1;
-    pd->pb[i] = j >= 0 ? win->pad_begin[j] : 0;
-    pd->pe[i] = j >= 0 ? win->pad_end[j] : 0;
-  }
+  clinfer_window_to_3d (win, &pd->w);
 }
 
 /* Kernel taps [*k0, *k1) of output position @o along dim @i that read the
@@ -139,22 +129,23 @@ static void
 pool_taps (const PoolDims *pd, int i, int64_t o, int64_t *k0, int64_t *k1,
     int64_t *n_padded)
 {
-  int64_t start = o * pd->s[i] - pd->pb[i], lo = 0, hi = pd->k[i], plo, phi;
+  const ClinferWindow3 *w = &pd->w;
+  int64_t start = o * w->s[i] - w->pb[i], lo = 0, hi = w->k[i], plo, phi;
 
   /* Taps are start + k*d; clamp k to keep the index in [0, in). */
   if (start < 0)
-    lo = (-start + pd->d[i] - 1) / pd->d[i];
-  if (start + (hi - 1) * pd->d[i] >= pd->in[i])
-    hi = start >= pd->in[i] ? 0 : (pd->in[i] - 1 - start) / pd->d[i] + 1;
+    lo = (-start + w->d[i] - 1) / w->d[i];
+  if (start + (hi - 1) * w->d[i] >= w->in[i])
+    hi = start >= w->in[i] ? 0 : (w->in[i] - 1 - start) / w->d[i] + 1;
   *k0 = lo;
   *k1 = MAX (lo, hi);
   /* Same within [-pb, in + pe): the divisor of count_include_pad. */
   plo = 0;
-  phi = pd->k[i];
-  if (start >= pd->in[i] + pd->pe[i])
+  phi = w->k[i];
+  if (start >= w->in[i] + w->pe[i])
     phi = 0;
-  else if (start + (phi - 1) * pd->d[i] >= pd->in[i] + pd->pe[i])
-    phi = (pd->in[i] + pd->pe[i] - 1 - start) / pd->d[i] + 1;
+  else if (start + (phi - 1) * w->d[i] >= w->in[i] + w->pe[i])
+    phi = (w->in[i] + w->pe[i] - 1 - start) / w->d[i] + 1;
   *n_padded = MAX (0, phi - plo);
 }
 
@@ -162,15 +153,16 @@ pool_taps (const PoolDims *pd, int i, int64_t o, int64_t *k0, int64_t *k1,
 static void                                                                   \
 NAME (const PoolDims *pd, const T *x, T *y, int64_t *idx)                     \
 {                                                                             \
-  int64_t in_sp = pd->in[0] * pd->in[1] * pd->in[2];                          \
-  int64_t out_sp = pd->out[0] * pd->out[1] * pd->out[2];                      \
+  const ClinferWindow3 *w = &pd->w;                                           \
+  int64_t in_sp = w->in[0] * w->in[1] * w->in[2];                             \
+  int64_t out_sp = w->out[0] * w->out[1] * w->out[2];                         \
                                                                               \
   _Pragma ("omp parallel for schedule(static)")                               \
   for (int64_t pl = 0; pl < pd->planes; pl++) {                               \
     const T *xp = x + pl * in_sp;                                             \
     for (int64_t o = 0; o < out_sp; o++) {                                    \
-      int64_t o2 = o % pd->out[2], o1 = o / pd->out[2] % pd->out[1];          \
-      int64_t o0 = o / pd->out[2] / pd->out[1], r[3][2], np, best_i = -1;     \
+      int64_t o2 = o % w->out[2], o1 = o / w->out[2] % w->out[1];             \
+      int64_t o0 = o / w->out[2] / w->out[1], r[3][2], np, best_i = -1;       \
       T best = LOWEST;                                                        \
       pool_taps (pd, 0, o0, &r[0][0], &r[0][1], &np);                         \
       pool_taps (pd, 1, o1, &r[1][0], &r[1][1], &np);                         \
@@ -178,14 +170,14 @@ NAME (const PoolDims *pd, const T *x, T *y, int64_t *idx)                     \
       for (int64_t a = r[0][0]; a < r[0][1]; a++)                             \
         for (int64_t b = r[1][0]; b < r[1][1]; b++)                           \
           for (int64_t c = r[2][0]; c < r[2][1]; c++) {                       \
-            int64_t i0 = o0 * pd->s[0] - pd->pb[0] + a * pd->d[0];            \
-            int64_t i1 = o1 * pd->s[1] - pd->pb[1] + b * pd->d[1];            \
-            int64_t i2 = o2 * pd->s[2] - pd->pb[2] + c * pd->d[2];            \
-            int64_t i = (i0 * pd->in[1] + i1) * pd->in[2] + i2;               \
+            int64_t i0 = o0 * w->s[0] - w->pb[0] + a * w->d[0];               \
+            int64_t i1 = o1 * w->s[1] - w->pb[1] + b * w->d[1];               \
+            int64_t i2 = o2 * w->s[2] - w->pb[2] + c * w->d[2];               \
+            int64_t i = (i0 * w->in[1] + i1) * w->in[2] + i2;                 \
             if (best_i < 0 || xp[i] > best) {                                 \
               best = xp[i];                                                   \
               best_i = pd->column_major                                       \
-                  ? i0 + (i1 + i2 * pd->in[1]) * pd->in[0] : i;               \
+                  ? i0 + (i1 + i2 * w->in[1]) * w->in[0] : i;                 \
             }                                                                 \
           }                                                                   \
       y[pl * out_sp + o] = best;                                              \
@@ -204,15 +196,16 @@ DEFINE_MAX_POOL (max_pool_u8, uint8_t, 0)
 static void                                                                   \
 NAME (const PoolDims *pd, const T *x, T *y)                                   \
 {                                                                             \
-  int64_t in_sp = pd->in[0] * pd->in[1] * pd->in[2];                          \
-  int64_t out_sp = pd->out[0] * pd->out[1] * pd->out[2];                      \
+  const ClinferWindow3 *w = &pd->w;                                           \
+  int64_t in_sp = w->in[0] * w->in[1] * w->in[2];                             \
+  int64_t out_sp = w->out[0] * w->out[1] * w->out[2];                         \
                                                                               \
   _Pragma ("omp parallel for schedule(static)")                               \
   for (int64_t pl = 0; pl < pd->planes; pl++) {                               \
     const T *xp = x + pl * in_sp;                                             \
     for (int64_t o = 0; o < out_sp; o++) {                                    \
-      int64_t o2 = o % pd->out[2], o1 = o / pd->out[2] % pd->out[1];          \
-      int64_t o0 = o / pd->out[2] / pd->out[1], r[3][2], np[3], count;        \
+      int64_t o2 = o % w->out[2], o1 = o / w->out[2] % w->out[1];             \
+      int64_t o0 = o / w->out[2] / w->out[1], r[3][2], np[3], count;          \
       double sum = 0;                                                         \
       pool_taps (pd, 0, o0, &r[0][0], &r[0][1], &np[0]);                      \
       pool_taps (pd, 1, o1, &r[1][0], &r[1][1], &np[1]);                      \
@@ -220,10 +213,10 @@ NAME (const PoolDims *pd, const T *x, T *y)                                   \
       for (int64_t a = r[0][0]; a < r[0][1]; a++)                             \
         for (int64_t b = r[1][0]; b < r[1][1]; b++)                           \
           for (int64_t c = r[2][0]; c < r[2][1]; c++) {                       \
-            int64_t i0 = o0 * pd->s[0] - pd->pb[0] + a * pd->d[0];            \
-            int64_t i1 = o1 * pd->s[1] - pd->pb[1] + b * pd->d[1];            \
-            int64_t i2 = o2 * pd->s[2] - pd->pb[2] + c * pd->d[2];            \
-            sum += xp[(i0 * pd->in[1] + i1) * pd->in[2] + i2];                \
+            int64_t i0 = o0 * w->s[0] - w->pb[0] + a * w->d[0];               \
+            int64_t i1 = o1 * w->s[1] - w->pb[1] + b * w->d[1];               \
+            int64_t i2 = o2 * w->s[2] - w->pb[2] + c * w->d[2];               \
+            sum += xp[(i0 * w->in[1] + i1) * w->in[2] + i2];                  \
           }                                                                   \
       count = pd->count_include_pad ? np[0] * np[1] * np[2]                   \
           : (r[0][1] - r[0][0]) * (r[1][1] - r[1][0]) * (r[2][1] - r[2][0]);  \
@@ -258,19 +251,16 @@ run_pool (const ClinferNode *node, PoolKind kind, const PoolDims *pd,
   else if (kind == POOL_AVG && t == CLINFER_TYPE_F64)
     avg_pool_f64 (pd, xp, yp);
   else if (t == CLINFER_TYPE_F16) {
-    g_autoptr (ClinferTensor) xf = clinfer_op_f16_to_f32_copy (x, error);
+    g_autoptr (ClinferTensor) xf = clinfer_op_half_to_f32 (x, error);
     g_autoptr (ClinferTensor) yf = NULL;
     if (xf == NULL)
       return FALSE;
     yf = clinfer_tensor_new (CLINFER_TYPE_F32, clinfer_tensor_get_shape (y), error);
     if (yf == NULL || !run_pool (node, kind, pd, xf, yf, idx, error))
       return FALSE;
-    clinfer_op_f32_to_f16_store (yf, y);
+    clinfer_op_f32_to_half (yf, y);
   } else {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: element type %s is not supported", clinfer_node_label (node),
-        clinfer_element_type_name (t));
-    return FALSE;
+    return clinfer_op_unsupported_type (node, t, error);
   }
   return TRUE;
 }

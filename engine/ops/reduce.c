@@ -109,16 +109,9 @@ reduce_mask (const ClinferNode *node, const ClinferTensor *axes_t, int rank,
 }
 
 static gboolean
-numeric_type (ClinferElementType t)
-{
-  return t != CLINFER_TYPE_UNDEFINED && t != CLINFER_TYPE_STRING
-      && t != CLINFER_TYPE_BOOL && clinfer_element_type_size (t) > 0;
-}
-
-static gboolean
 check_numeric (const ClinferNode *node, ClinferElementType t, GError **error)
 {
-  if (numeric_type (t))
+  if (clinfer_op_type_is_numeric (t))
     return TRUE;
   g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
       "%s: input is %s, expected a numeric type", clinfer_node_label (node),
@@ -380,46 +373,10 @@ reduce_typed (const ClinferNode *node, const ClinferTensor *x,
         RUN (reduce_u64, uint64_t);
       break;
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (clinfer_tensor_get_element_type (x)));
-      return FALSE;
+      return clinfer_op_unsupported_type (node,
+          clinfer_tensor_get_element_type (x), error);
   }
   return TRUE;
-}
-
-/* f16/bf16 run in f32 copies. */
-static ClinferTensor *
-half_to_f32 (const ClinferTensor *t, GError **error)
-{
-  ClinferTensor *f = clinfer_tensor_new (CLINFER_TYPE_F32,
-      clinfer_tensor_get_shape (t), error);
-  int64_t n = clinfer_tensor_get_n_elements (t);
-
-  if (f == NULL)
-    return NULL;
-  for (int64_t i = 0; i < n; i++)
-    ((float *) clinfer_tensor_get_data (f))[i] =
-        (float) clinfer_tensor_get_as_double (t, i);
-  return f;
-}
-
-static void
-f32_to_half (const ClinferTensor *f, ClinferTensor *t)
-{
-  const float *p = clinfer_tensor_get_const_data (f);
-  uint16_t *q = clinfer_tensor_get_data (t);
-  int64_t n = clinfer_tensor_get_n_elements (t);
-  gboolean bf = clinfer_tensor_get_element_type (t) == CLINFER_TYPE_BF16;
-
-  for (int64_t i = 0; i < n; i++)
-    q[i] = bf ? clinfer_float_to_bfloat16 (p[i]) : clinfer_float_to_half (p[i]);
-}
-
-static gboolean
-is_half (ClinferElementType t)
-{
-  return t == CLINFER_TYPE_F16 || t == CLINFER_TYPE_BF16;
 }
 
 static gboolean
@@ -434,15 +391,9 @@ eval_reduce (const ClinferNode *node, ClinferTensor *const *in,
 
   if (!reduce_mask (node, axes_t, xs->rank, mask, error))
     return FALSE;
-  if (is_half (clinfer_tensor_get_element_type (in[0]))) {
-    g_autoptr (ClinferTensor) fx = half_to_f32 (in[0], error);
-    g_autoptr (ClinferTensor) fy = fx ? clinfer_tensor_new (CLINFER_TYPE_F32,
-        clinfer_tensor_get_shape (out[0]), error) : NULL;
-    if (fy == NULL || !reduce_typed (node, fx, mask, fy, error))
-      return FALSE;
-    f32_to_half (fy, out[0]);
-    return TRUE;
-  }
+  /* f16/bf16 run in f32 copies. */
+  if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (in[0])))
+    return clinfer_op_eval_via_f32 (node, in, out, eval_reduce, error);
   return reduce_typed (node, in[0], mask, out[0], error);
 }
 
@@ -554,29 +505,21 @@ eval_arg (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out, GError **error)
 {
   const ArgData *d = node->op_data;
-  const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
-  g_autoptr (ClinferTensor) half = NULL;
-  ClinferTensor *x = in[0];
+  const ClinferTensor *x = in[0];
   gconstpointer xd;
   int64_t *yd = clinfer_tensor_get_data (out[0]);
-  int64_t outer = 1, inner = 1, n;
+  int64_t outer, inner, n;
   int axis;
 
-  if (!clinfer_op_normalize_axis (node, d->axis, xs->rank, &axis, error))
+  if (!clinfer_op_normalize_axis (node, d->axis,
+          clinfer_tensor_get_shape (x)->rank, &axis, error))
     return FALSE;
-  for (int i = 0; i < axis; i++)
-    outer *= xs->dims[i];
-  for (int i = axis + 1; i < xs->rank; i++)
-    inner *= xs->dims[i];
-  n = xs->dims[axis];
+  clinfer_shape_split_axis (clinfer_tensor_get_shape (x), axis, &outer, &n,
+      &inner);
   if (outer * inner == 0)
     return TRUE;
-  if (is_half (clinfer_tensor_get_element_type (x))) {
-    half = half_to_f32 (x, error);
-    if (half == NULL)
-      return FALSE;
-    x = half;
-  }
+  if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (x)))
+    return clinfer_op_eval_via_f32 (node, in, out, eval_arg, error);
   xd = clinfer_tensor_get_const_data (x);
   switch (clinfer_tensor_get_element_type (x)) {
     case CLINFER_TYPE_F32: ARG (arg_f32, float); break;
@@ -590,10 +533,8 @@ eval_arg (const ClinferNode *node, ClinferTensor *const *in,
     case CLINFER_TYPE_I64: ARG (arg_i64, int64_t); break;
     case CLINFER_TYPE_U64: ARG (arg_u64, uint64_t); break;
     default:
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-          "%s: element type %s is not supported", clinfer_node_label (node),
-          clinfer_element_type_name (clinfer_tensor_get_element_type (x)));
-      return FALSE;
+      return clinfer_op_unsupported_type (node,
+          clinfer_tensor_get_element_type (x), error);
   }
   return TRUE;
 }

@@ -9,30 +9,6 @@
 /* ---------------------------------------------------------------- */
 /* Helpers                                                           */
 
-static gboolean
-check_movable (const ClinferNode *node, ClinferElementType t, GError **error)
-{
-  if (t == CLINFER_TYPE_STRING || clinfer_element_type_size (t) == 0) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "%s: element type %s is not supported", clinfer_node_label (node),
-        clinfer_element_type_name (t));
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-check_index_type (const ClinferNode *node, const ClinferValueInfo *in, guint i,
-    const char *what, GError **error)
-{
-  if (in[i].type == CLINFER_TYPE_I64 || in[i].type == CLINFER_TYPE_I32)
-    return TRUE;
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-      "%s: %s (input %u) is %s, expected i64 or i32", clinfer_node_label (node),
-      what, i, clinfer_element_type_name (in[i].type));
-  return FALSE;
-}
-
 /* Product of @n dims with overflow and dynamic checks: -1 when a dim is
  * dynamic, -2 on overflow. */
 static int64_t
@@ -150,6 +126,38 @@ read_ints_value (const ClinferNode *node, const ClinferTensor *t,
   return clinfer_op_read_int_list (node, t, what, out, n, error);
 }
 
+/* A target shape input known by its length only (the value comes at run
+ * time): the output has that many dims (at least @min_rank), all
+ * dynamic; left unknown when the length is unknown too. */
+static void
+rank_from_shape_input (const ClinferValueInfo *shape_in, int min_rank,
+    ClinferShape *out)
+{
+  int64_t len = shape_in->shape.rank == 1 ? shape_in->shape.dims[0] : -1;
+
+  if (len < 0 || len > CLINFER_MAX_RANK)
+    return;
+  out->rank = MAX (min_rank, (int) len);
+  for (int i = 0; i < out->rank; i++)
+    out->dims[i] = CLINFER_DIM_DYNAMIC;
+}
+
+/* The value of a target shape input: at most CLINFER_MAX_RANK dims. */
+static gboolean
+read_shape_value (const ClinferNode *node, const ClinferTensor *t,
+    int64_t **dims, gsize *n, GError **error)
+{
+  if (!read_ints_value (node, t, "shape", dims, n, error))
+    return FALSE;
+  if (*n > CLINFER_MAX_RANK) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: shape has %" G_GSIZE_FORMAT " dims, at most %d supported",
+        clinfer_node_label (node), *n, CLINFER_MAX_RANK);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 normalize_axes (const ClinferNode *node, int64_t *axes, gsize n, int rank,
     GError **error)
@@ -258,7 +266,7 @@ infer_reshape (const ClinferNode *node, const ClinferValueInfo *in,
   int64_t allowzero = 0;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || !clinfer_node_attr_int (node, "allowzero", 0, &allowzero, error))
     return FALSE;
   out[0].type = in[0].type;
@@ -269,16 +277,10 @@ infer_reshape (const ClinferNode *node, const ClinferValueInfo *in,
     return reshape_dims (node, &in[0].shape, attr, n, FALSE, &out[0].shape,
         error);
   }
-  if (!check_index_type (node, in, 1, "shape", error))
+  if (!clinfer_op_check_int_input (node, in, 1, "shape", error))
     return FALSE;
   if (in[1].value == NULL) {
-    /* Known at run time only: the rank is the shape tensor's length. */
-    if (in[1].shape.rank == 1 && in[1].shape.dims[0] >= 0
-        && in[1].shape.dims[0] <= CLINFER_MAX_RANK) {
-      out[0].shape.rank = in[1].shape.dims[0];
-      for (int i = 0; i < out[0].shape.rank; i++)
-        out[0].shape.dims[i] = CLINFER_DIM_DYNAMIC;
-    }
+    rank_from_shape_input (&in[1], 0, &out[0].shape);
     return TRUE;
   }
   if (!read_ints_value (node, in[1].value, "shape", &spec, &n, error))
@@ -330,7 +332,7 @@ infer_transpose (const ClinferNode *node, const ClinferValueInfo *in,
   int perm[CLINFER_MAX_RANK];
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = in[0].type;
   if (in[0].shape.rank < 0)
@@ -419,7 +421,7 @@ infer_concat (const ClinferNode *node, const ClinferValueInfo *in,
 
   for (guint i = 0; i < node->n_inputs; i++) {
     if (!clinfer_op_require_input (node, in, i, error)
-        || !check_movable (node, in[i].type, error))
+        || !clinfer_op_check_movable (node, in[i].type, error))
       return FALSE;
     if (in[i].type != in[0].type) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
@@ -486,7 +488,7 @@ fill_value (const ClinferNode *node, const ClinferTensor **value,
   if (a == NULL)
     return TRUE;
   if (a->type != CLINFER_ATTR_TENSOR || clinfer_tensor_get_n_elements (a->t) != 1
-      || !check_movable (node, clinfer_tensor_get_element_type (a->t), error)) {
+      || !clinfer_op_check_movable (node, clinfer_tensor_get_element_type (a->t), error)) {
     if (error && *error)
       return FALSE;
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -515,27 +517,16 @@ infer_constant_of_shape (const ClinferNode *node, const ClinferValueInfo *in,
   gsize n;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_index_type (node, in, 0, "shape", error)
+      || !clinfer_op_check_int_input (node, in, 0, "shape", error)
       || !fill_value (node, &v, error))
     return FALSE;
   out[0].type = v ? clinfer_tensor_get_element_type (v) : CLINFER_TYPE_F32;
   if (in[0].value == NULL) {
-    if (in[0].shape.rank == 1 && in[0].shape.dims[0] >= 0
-        && in[0].shape.dims[0] <= CLINFER_MAX_RANK) {
-      out[0].shape.rank = in[0].shape.dims[0];
-      for (int i = 0; i < out[0].shape.rank; i++)
-        out[0].shape.dims[i] = CLINFER_DIM_DYNAMIC;
-    }
+    rank_from_shape_input (&in[0], 0, &out[0].shape);
     return TRUE;
   }
-  if (!read_ints_value (node, in[0].value, "shape", &dims, &n, error))
+  if (!read_shape_value (node, in[0].value, &dims, &n, error))
     return FALSE;
-  if (n > CLINFER_MAX_RANK) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: shape has %" G_GSIZE_FORMAT " dims, at most %d supported",
-        clinfer_node_label (node), n, CLINFER_MAX_RANK);
-    return FALSE;
-  }
   for (gsize i = 0; i < n; i++)
     if (dims[i] < 0) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -671,8 +662,8 @@ infer_gather (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_movable (node, in[0].type, error)
-      || !check_index_type (node, in, 1, "indices", error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
+      || !clinfer_op_check_int_input (node, in, 1, "indices", error)
       || !clinfer_node_attr_int (node, "axis", 0, &a, error))
     return FALSE;
   out[0].type = in[0].type;
@@ -751,7 +742,7 @@ get_axes (const ClinferNode *node, const ClinferValueInfo *in, int64_t **axes,
   *n = 0;
   *known = TRUE;
   if (node->n_inputs > 1 && in[1].present) {
-    if (!check_index_type (node, in, 1, "axes", error))
+    if (!clinfer_op_check_int_input (node, in, 1, "axes", error))
       return FALSE;
     if (in[1].value == NULL) {
       *known = FALSE;
@@ -776,7 +767,7 @@ infer_unsqueeze (const ClinferNode *node, const ClinferValueInfo *in,
   int r, j = 0;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || !get_axes (node, in, &axes, &n, &known, error))
     return FALSE;
   out[0].type = in[0].type;
@@ -808,7 +799,7 @@ infer_squeeze (const ClinferNode *node, const ClinferValueInfo *in,
   int r = 0;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || !get_axes (node, in, &axes, &n, &known, error))
     return FALSE;
   out[0].type = in[0].type;
@@ -844,7 +835,7 @@ infer_flatten (const ClinferNode *node, const ClinferValueInfo *in,
   int64_t a, p0, p1;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || !clinfer_node_attr_int (node, "axis", 1, &a, error))
     return FALSE;
   out[0].type = in[0].type;
@@ -872,7 +863,7 @@ infer_identity (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   out[0].type = in[0].type;
   out[0].shape = in[0].shape;
@@ -989,7 +980,7 @@ infer_cast (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error)
+      || !clinfer_op_check_movable (node, in[0].type, error)
       || !cast_target (node, &out[0].type, error))
     return FALSE;
   out[0].shape = in[0].shape;
@@ -1160,10 +1151,10 @@ infer_slice (const ClinferNode *node, const ClinferValueInfo *in,
   gboolean known;
 
   if (!clinfer_op_require_input (node, in, 0, error)
-      || !check_movable (node, in[0].type, error))
+      || !clinfer_op_check_movable (node, in[0].type, error))
     return FALSE;
   for (guint i = 1; i < MIN (node->n_inputs, 5); i++) {
-    if (in[i].present && !check_index_type (node, in, i, "slice parameter", error))
+    if (in[i].present && !clinfer_op_check_int_input (node, in, i, "slice parameter", error))
       return FALSE;
     vals[i] = in[i].value;
   }
@@ -1234,27 +1225,17 @@ infer_expand (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error)
       || !clinfer_op_require_input (node, in, 1, error)
-      || !check_movable (node, in[0].type, error)
-      || !check_index_type (node, in, 1, "shape", error))
+      || !clinfer_op_check_movable (node, in[0].type, error)
+      || !clinfer_op_check_int_input (node, in, 1, "shape", error))
     return FALSE;
   out[0].type = in[0].type;
   if (in[1].value == NULL) {
-    if (in[0].shape.rank >= 0 && in[1].shape.rank == 1 && in[1].shape.dims[0] >= 0
-        && in[1].shape.dims[0] <= CLINFER_MAX_RANK) {
-      out[0].shape.rank = MAX (in[0].shape.rank, (int) in[1].shape.dims[0]);
-      for (int i = 0; i < out[0].shape.rank; i++)
-        out[0].shape.dims[i] = CLINFER_DIM_DYNAMIC;
-    }
+    if (in[0].shape.rank >= 0)
+      rank_from_shape_input (&in[1], in[0].shape.rank, &out[0].shape);
     return TRUE;
   }
-  if (!read_ints_value (node, in[1].value, "shape", &dims, &n, error))
+  if (!read_shape_value (node, in[1].value, &dims, &n, error))
     return FALSE;
-  if (n > CLINFER_MAX_RANK) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: shape has %" G_GSIZE_FORMAT " dims, at most %d supported",
-        clinfer_node_label (node), n, CLINFER_MAX_RANK);
-    return FALSE;
-  }
   target = clinfer_shape_make (n, dims);
   if (in[0].shape.rank < 0)
     return TRUE;

@@ -37,8 +37,8 @@ infer_softmax (const ClinferNode *node, const ClinferValueInfo *in,
 
   if (!clinfer_op_require_input (node, in, 0, error))
     return FALSE;
-  if (t != CLINFER_TYPE_F32 && t != CLINFER_TYPE_F64 && t != CLINFER_TYPE_F16
-      && t != CLINFER_TYPE_BF16) {
+  if (t != CLINFER_TYPE_F32 && t != CLINFER_TYPE_F64
+      && !clinfer_op_type_is_half (t)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
         "%s: input is %s, expected a floating-point type",
         clinfer_node_label (node), clinfer_element_type_name (t));
@@ -145,28 +145,14 @@ eval_softmax (const ClinferNode *node, ClinferTensor *const *in,
     return FALSE;
   if (n == 0 || g.n == 0)
     return TRUE;
-  if (t == CLINFER_TYPE_F32) {
+  if (t == CLINFER_TYPE_F32)
     softmax_f32 (&g, d->kind, clinfer_tensor_get_const_data (in[0]),
         clinfer_tensor_get_data (out[0]));
-  } else if (t == CLINFER_TYPE_F64) {
+  else if (t == CLINFER_TYPE_F64)
     softmax_f64 (&g, d->kind, clinfer_tensor_get_const_data (in[0]),
         clinfer_tensor_get_data (out[0]));
-  } else {                   /* f16 / bf16 through f32 */
-    g_autofree float *fx = g_try_new (float, n);
-    g_autofree float *fy = g_try_new (float, n);
-    uint16_t *q = clinfer_tensor_get_data (out[0]);
-    if (fx == NULL || fy == NULL) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: out of memory", clinfer_node_label (node));
-      return FALSE;
-    }
-    for (int64_t i = 0; i < n; i++)
-      fx[i] = (float) clinfer_tensor_get_as_double (in[0], i);
-    softmax_f32 (&g, d->kind, fx, fy);
-    for (int64_t i = 0; i < n; i++)
-      q[i] = t == CLINFER_TYPE_F16 ? clinfer_float_to_half (fy[i])
-          : clinfer_float_to_bfloat16 (fy[i]);
-  }
+  else                       /* f16 / bf16 through f32 */
+    return clinfer_op_eval_via_f32 (node, in, out, eval_softmax, error);
   return TRUE;
 }
 

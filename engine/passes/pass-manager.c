@@ -10,8 +10,12 @@ static const ClinferPass passes[] = {
     "time and replace them by constants", FALSE, clinfer_pass_fold_constants },
   { "remove-dead-nodes", "drop nodes that no graph output depends on",
     FALSE, clinfer_pass_remove_dead_nodes },
+  { "fuse-conv-batchnorm", "fold a BatchNormalization into the weights and "
+    "bias of the Conv before it (when the Conv feeds only it)", FALSE,
+    clinfer_pass_fuse_conv_bn },
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
-    "LeakyRelu] chains into one FusedConv node", FALSE, clinfer_pass_fuse_conv },
+    "LeakyRelu] chains into one FusedConv node", FALSE, clinfer_pass_fuse_conv,
+    TRUE },
 };
 
 static const char *pass_names[G_N_ELEMENTS (passes) + 1];
@@ -41,10 +45,29 @@ clinfer_pass_get_description (const char *name)
   return p ? p->description : NULL;
 }
 
+/* ctx->dump_dir/NN-<name>.dot, for --dump-graph. */
+static gboolean
+dump_graph (ClinferGraph *graph, const ClinferPassContext *ctx, guint step,
+    const char *name, GError **error)
+{
+  g_autofree char *file = NULL, *path = NULL, *title = NULL;
+
+  if (ctx->dump_dir == NULL)
+    return TRUE;
+  file = g_strdup_printf ("%02u-%s.dot", step, name);
+  path = g_build_filename (ctx->dump_dir, file, NULL);
+  title = g_strdup_printf ("%s after %s", graph->origin, name);
+  return clinfer_graph_write_dot (graph, path, title, error);
+}
+
 gboolean
 clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
     GError **error)
 {
+  guint step = 0;
+
+  if (!dump_graph (graph, ctx, step++, "input", error))
+    return FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS (passes); i++) {
     gboolean changed = FALSE;
 
@@ -53,11 +76,15 @@ clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
       g_debug ("pass %s disabled", passes[i].name);
       continue;
     }
+    if (passes[i].device_only && ctx->for_export)
+      continue;
     if (!passes[i].run (graph, ctx, &changed, error))
       return FALSE;
     /* Keep every port's shape right for the passes that follow. */
     if (changed && !passes[i].required
         && !clinfer_pass_infer_shapes (graph, ctx, &changed, error))
+      return FALSE;
+    if (!dump_graph (graph, ctx, step++, passes[i].name, error))
       return FALSE;
   }
   return TRUE;

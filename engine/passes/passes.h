@@ -9,6 +9,12 @@ G_BEGIN_DECLS
 typedef struct {
   const ClinferCompileConfig *config;
   int opset;                 /* default-domain opset of the model */
+  /* When set, the graph is written there as Graphviz .dot before the
+   * first pass and after every pass that runs ("NN-<pass>.dot"). */
+  const char *dump_dir;
+  /* Converting to a file (clinfer-convert), not compiling: passes that
+   * only help a device (fusions into engine-private ops) are skipped. */
+  gboolean for_export;
 } ClinferPassContext;
 
 typedef struct {
@@ -20,6 +26,7 @@ typedef struct {
    * pass that reports changes through *changed). */
   gboolean (*run) (ClinferGraph *graph, const ClinferPassContext *ctx,
       gboolean *changed, GError **error);
+  gboolean device_only;      /* skipped when ctx->for_export */
 } ClinferPass;
 
 /* Runs every enabled pass in order on @graph (input shapes fixed). */
@@ -36,6 +43,15 @@ gboolean clinfer_pass_remove_dead_nodes (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_conv_bn (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+
+/* Writes @graph as a Graphviz digraph to @path (dot-dump.c): one box per
+ * node (op type, name), edges labelled with element type and shape,
+ * constants as small ellipses with their shape, graph outputs as sinks.
+ * @title (may be NULL) labels the drawing. */
+gboolean clinfer_graph_write_dot (const ClinferGraph *graph, const char *path,
+    const char *title, GError **error);
 
 /* Shape inference for one node from its inputs' port descriptions
  * (shared by the pass and the executor's dynamic-shape path). */

@@ -211,6 +211,10 @@ main (int argc, char **argv)
           "MODEL (.onnx); inputs not given get random values.\nThe last "
           "line is median_ms=<value>.", entries, &argc, &argv, &err))
     goto out;
+  if (opts.list_devices) {
+    tool_print_devices ();
+    goto out;
+  }
   if (opts.version) {
     printf ("%s %s\n", TOOL_NAME, CLINFER_VERSION);
     goto out;

@@ -111,6 +111,10 @@ main (int argc, char **argv)
           "type=<type> shape=<shape> min=<v> max=<v> mean=<v>", entries,
           &argc, &argv, &err))
     goto out;
+  if (opts.list_devices) {
+    tool_print_devices ();
+    goto out;
+  }
   if (opts.version) {
     printf ("%s %s\n", TOOL_NAME, CLINFER_VERSION);
     goto out;

@@ -90,7 +90,7 @@ check_parsed (ToolOptions *opts, GError **error)
 {
   guint n_args = opts->args_ ? g_strv_length (opts->args_) : 0;
 
-  if (opts->version)
+  if (opts->version || opts->list_devices)
     return TRUE;
   if (n_args == 0) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
@@ -136,6 +136,8 @@ tool_options_parse (ToolOptions *opts, const char *summary,
       "Input NAME from a NumPy .npy file (repeatable)", "NAME=FILE.npy" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &opts->version,
       "Print the version and exit", NULL },
+    { "list-devices", 0, 0, G_OPTION_ARG_NONE, &opts->list_devices,
+      "List the devices (CPU, GPU.N) and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opts->args_,
       NULL, "MODEL" },
     G_OPTION_ENTRY_NULL
@@ -155,6 +157,21 @@ tool_options_parse (ToolOptions *opts, const char *summary,
     return FALSE;
   }
   return check_parsed (opts, error);
+}
+
+void
+tool_print_devices (void)
+{
+  g_autoptr (GPtrArray) devices = clinfer_device_list ();
+
+  for (guint i = 0; i < devices->len; i++) {
+    const ClinferDeviceInfo *d = g_ptr_array_index (devices, i);
+    g_autofree char *index = d->index >= 0 ? g_strdup_printf ("%d", d->index)
+        : g_strdup ("-");
+    printf ("%s index=%s type=%s fp16=%s platform=\"%s\" driver=\"%s\" "
+        "device=\"%s\"\n", d->name, index, d->type, d->fp16 ? "yes" : "no",
+        d->platform, d->driver_version, d->device_name);
+  }
 }
 
 int

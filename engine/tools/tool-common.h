@@ -37,6 +37,7 @@ typedef struct {
   gboolean no_fallback;
   char **inputs;          /* NAME=FILE.npy */
   gboolean version;
+  gboolean list_devices;  /* --list-devices: no MODEL needed */
   char **args_;           /* positional arguments (internal) */
 } ToolOptions;
 
@@ -48,6 +49,12 @@ void tool_options_clear (ToolOptions *opts);
  * exactly one MODEL argument is required. Errors are TOOL_ERROR_USAGE. */
 gboolean tool_options_parse (ToolOptions *opts, const char *summary,
     const GOptionEntry *extra, int *argc, char ***argv, GError **error);
+
+/* Prints one line per device clinfer can use (the native CPU, then the
+ * OpenCL devices as GPU.N):
+ *   <name> index=<N|-> type=<CPU|GPU|...> fp16=<yes|no> platform="..."
+ *   driver="..." device="..." */
+void tool_print_devices (void);
 
 /* Exit code for @error: 2 for usage errors and not-implemented features,
  * 1 otherwise. */

@@ -21,8 +21,8 @@ clinfer_ocl_step_impl_new (void)
   OclStepImpl *impl = g_new0 (OclStepImpl, 1);
 
   impl->launches = g_ptr_array_new_with_free_func (launch_free);
-  impl->mems = g_ptr_array_new_with_free_func ((GDestroyNotify) clReleaseMemObject);
-  impl->programs = g_ptr_array_new_with_free_func ((GDestroyNotify) clReleaseProgram);
+  impl->mems = g_ptr_array_new_with_free_func (clinfer_ocl_release_mem);
+  impl->programs = g_ptr_array_new_with_free_func (clinfer_ocl_release_program);
   return impl;
 }
 
@@ -36,6 +36,22 @@ clinfer_ocl_step_impl_free (OclStepImpl *impl)
   g_ptr_array_unref (impl->programs);
   g_free (impl->name);
   g_free (impl);
+}
+
+void
+clinfer_ocl_step_impl_finish (OclStepImpl *impl)
+{
+  impl->used_inputs = 0;
+  for (guint i = 0; i < impl->launches->len; i++) {
+    OclLaunch *l = g_ptr_array_index (impl->launches, i);
+    if (l->kind == OCL_LAUNCH_COPY && l->src_port < 64)
+      impl->used_inputs |= G_GUINT64_CONSTANT (1) << l->src_port;
+    for (guint a = 0; l->args && a < l->args->len; a++) {
+      OclArg *arg = &g_array_index (l->args, OclArg, a);
+      if (arg->kind == OCL_ARG_INPUT && arg->port < 64)
+        impl->used_inputs |= G_GUINT64_CONSTANT (1) << arg->port;
+    }
+  }
 }
 
 static OclLaunch *

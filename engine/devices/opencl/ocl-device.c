@@ -79,6 +79,20 @@ slots_static (const ClinferPlan *plan, const ClinferStep *st,
   return TRUE;
 }
 
+/* CLINFER_OPENCL_DISABLE_OPS=Conv,Transpose keeps those op types off the
+ * device (to exercise and measure the CPU fallback). */
+static gboolean
+disabled_by_env (const ClinferNode *node)
+{
+  const char *env = g_getenv ("CLINFER_OPENCL_DISABLE_OPS");
+  g_auto (GStrv) ops = NULL;
+
+  if (env == NULL || *env == '\0')
+    return FALSE;
+  ops = g_strsplit (env, ",", -1);
+  return g_strv_contains ((const char *const *) ops, node->op_type);
+}
+
 static gboolean
 ocl_supports_step (ClinferDevice *device, const ClinferPlan *plan,
     const ClinferStep *st, const char **reason)
@@ -86,6 +100,10 @@ ocl_supports_step (ClinferDevice *device, const ClinferPlan *plan,
   OclDevice *d = (OclDevice *) device;
   const OclOpEntry *e;
 
+  if (disabled_by_env (st->node)) {
+    *reason = "disabled by CLINFER_OPENCL_DISABLE_OPS";
+    return FALSE;
+  }
   if (st->dynamic) {
     *reason = "its output shape is known only at run time";
     return FALSE;
@@ -133,7 +151,8 @@ upload_constants (OclDevice *d, ClinferPlan *plan, OclPlan *p, GError **error)
       ClinferSlot *s;
       cl_int err = CL_SUCCESS;
       gsize bytes;
-      if (si == G_MAXUINT || p->const_mems[si])
+      if (si == G_MAXUINT || p->const_mems[si]
+          || !OCL_INPUT_USED (p->steps[i], j))
         continue;
       s = &g_array_index (plan->slots, ClinferSlot, si);
       bytes = s->value ? clinfer_tensor_get_byte_size (s->value) : 0;
@@ -166,6 +185,7 @@ build_step (OclDevice *d, ClinferPlan *plan, ClinferStep *st, OclPlan *p,
         clinfer_node_label (st->node), d->base.name);
     return FALSE;
   }
+  clinfer_ocl_step_impl_finish (b.impl);
   st->device_kernel = g_strdup (b.impl->name ? b.impl->name : "ocl:none");
   return TRUE;
 }

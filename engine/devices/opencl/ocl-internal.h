@@ -16,6 +16,9 @@ const char *clinfer_ocl_error_name (cl_int err);
 /* FALSE with CLINFER_ERROR_DEVICE "@what: CL_... (code)" when @err is not
  * CL_SUCCESS. */
 gboolean clinfer_ocl_check (cl_int err, const char *what, GError **error);
+/* GDestroyNotify wrappers of clReleaseProgram / clReleaseMemObject. */
+void clinfer_ocl_release_program (gpointer program);
+void clinfer_ocl_release_mem (gpointer mem);
 
 /* ---- the shared runtime objects of one OpenCL device ---- */
 
@@ -49,7 +52,7 @@ char *clinfer_ocl_core_describe (const OclCore *core);
 
 /* ---- programs (ocl-program.c) ---- */
 
-/* Embedded kernel sources (generated from kernels/*.cl at build time). */
+/* Embedded kernel sources (generated from kernels/ at build time). */
 typedef struct {
   const char *name;          /* file name without .cl */
   const char *source;
@@ -121,7 +124,13 @@ typedef struct {
   GPtrArray *launches;       /* OclLaunch*, in order */
   GPtrArray *mems;           /* cl_mem the step owns */
   GPtrArray *programs;       /* cl_program the step owns (custom kernels) */
+  guint64 used_inputs;       /* bit i: input port i is read on the device */
 } OclStepImpl;
+
+/* TRUE when input @port of @impl is read by a launch (ports >= 64 are
+ * assumed read). */
+#define OCL_INPUT_USED(impl, port) \
+  ((port) >= 64 || ((impl)->used_inputs >> (port)) & 1)
 
 /* ---- the device ---- */
 
@@ -176,6 +185,8 @@ void clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1,
 void clinfer_ocl_copy_new (OclBuilder *b, guint src_port, gsize src_offset,
     guint dst_port, gsize dst_offset, gsize bytes);
 OclStepImpl *clinfer_ocl_step_impl_new (void);
+/* Sets impl->used_inputs from the launches. */
+void clinfer_ocl_step_impl_finish (OclStepImpl *impl);
 void clinfer_ocl_step_impl_free (OclStepImpl *impl);
 
 /* Helpers for factories. */
@@ -223,6 +234,7 @@ OCL_DECLARE_FAMILY (transpose)
 OCL_DECLARE_FAMILY (concat)
 OCL_DECLARE_FAMILY (slice)
 OCL_DECLARE_FAMILY (expand)
+OCL_DECLARE_FAMILY (split)
 OCL_DECLARE_FAMILY (softmax)
 OCL_DECLARE_FAMILY (matmul)
 OCL_DECLARE_FAMILY (gemm)

@@ -32,8 +32,8 @@ clinfer_ocl_error_name (cl_int err)
     E (CL_INVALID_EVENT_WAIT_LIST) E (CL_INVALID_EVENT)
     E (CL_INVALID_OPERATION) E (CL_INVALID_BUFFER_SIZE)
     E (CL_INVALID_GLOBAL_WORK_SIZE) E (CL_INVALID_PROPERTY)
-    E (CL_PLATFORM_NOT_FOUND_KHR)
 #undef E
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     default: return "unknown OpenCL error";
   }
 }
@@ -46,6 +46,18 @@ clinfer_ocl_check (cl_int err, const char *what, GError **error)
   g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE, "%s: %s (%d)", what,
       clinfer_ocl_error_name (err), (int) err);
   return FALSE;
+}
+
+void
+clinfer_ocl_release_program (gpointer program)
+{
+  clReleaseProgram (program);
+}
+
+void
+clinfer_ocl_release_mem (gpointer mem)
+{
+  clReleaseMemObject (mem);
 }
 
 /* ---------------------------------------------------------------- */
@@ -223,7 +235,7 @@ core_fill_info (OclCore *core)
       : g_strdup ("GPU");
   g_mutex_init (&core->lock);
   core->programs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-      (GDestroyNotify) clReleaseProgram);
+      clinfer_ocl_release_program);
 }
 
 static OclCore *

@@ -508,7 +508,7 @@ run_device_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
   OclStepImpl *impl = r->op->steps[index];
 
   for (guint j = 0; j < st->node->n_inputs; j++)
-    if (st->in_slots[j] != G_MAXUINT
+    if (st->in_slots[j] != G_MAXUINT && OCL_INPUT_USED (impl, j)
         && !ensure_device (r, st->in_slots[j], io, error))
       return FALSE;
   for (guint j = 0; j < impl->launches->len; j++)

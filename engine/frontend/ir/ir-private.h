@@ -148,8 +148,5 @@ gboolean ir_attr_ints (IrReader *r, IrLayer *l, const char *name,
 gboolean ir_attr_enum (IrReader *r, IrLayer *l, const char *name,
     const char *const *names, int def, int *out, GError **error);
 
-/* Reads a shape written as "1,3,?,-1", "1..10", "..." (dynamic rank) or
- * "" (scalar). */
-gboolean clinfer_ir_parse_shape (const char *text, ClinferShape *shape);
 
 G_END_DECLS

@@ -689,12 +689,12 @@ ir_input_shape (IrLayer *l, guint input)
 {
   const IrPort *p = ir_input_port (l, input), *q = producer_port (l, input);
 
+  if (l->src[input] && l->src[input]->value)
+    return *clinfer_tensor_get_shape (l->src[input]->value);
   if (p->described)
     return p->shape;
   if (q && q->described)
     return q->shape;
-  if (l->src[input] && l->src[input]->value)
-    return *clinfer_tensor_get_shape (l->src[input]->value);
   if (l->src[input] && l->src[input]->out_refs[l->src_port[input]].node) {
     ClinferPortRef ref = l->src[input]->out_refs[l->src_port[input]];
     return ref.node->outputs[ref.port].shape;
@@ -1042,6 +1042,17 @@ add_result (IrReader *r, IrLayer *l, GError **error)
 /* ---------------------------------------------------------------- */
 /* Driver                                                            */
 
+/* "2", "1 to 3", "1 or more" */
+static char *
+count_range (guint lo, guint hi)
+{
+  if (lo == hi)
+    return g_strdup_printf ("%u", lo);
+  if (hi == G_MAXUINT)
+    return g_strdup_printf ("%u or more", lo);
+  return g_strdup_printf ("%u to %u", lo, hi);
+}
+
 static gboolean
 check_layer_def (IrReader *r, IrLayer *l, GError **error)
 {
@@ -1076,11 +1087,12 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
     }
   if (l->inputs->len < d->min_inputs || l->inputs->len > d->max_inputs
       || l->outputs->len < d->min_outputs || l->outputs->len > d->max_outputs) {
+    g_autofree char *ins = count_range (d->min_inputs, d->max_inputs);
+    g_autofree char *outs = count_range (d->min_outputs, d->max_outputs);
     ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
-        "has %u input and %u output ports, %s takes %u..%u inputs and %u..%u "
-        "outputs", l->inputs->len, l->outputs->len, d->type, d->min_inputs,
-        d->max_inputs == G_MAXUINT ? 99 : d->max_inputs, d->min_outputs,
-        d->max_outputs);
+        "the layer has %u input and %u output ports, expected %s input and %s "
+        "output ports for %s-%s", l->inputs->len, l->outputs->len, ins, outs,
+        d->type, l->version);
     return FALSE;
   }
   l->def = d;
@@ -1129,9 +1141,14 @@ build_graph (IrReader *r, GError **error)
   for (guint i = 0; i < r->layers->len; i++)
     if (!check_layer_def (r, g_ptr_array_index (r->layers, i), error))
       return FALSE;
-  for (guint i = 0; i < r->layers->len; i++)
-    if (!translate_layer (r, g_ptr_array_index (r->layers, i), error))
-      return FALSE;
+  /* Sources first, so translators can look at constant inputs. */
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < r->layers->len; i++) {
+      IrLayer *l = g_ptr_array_index (r->layers, i);
+      gboolean source = l->def->translate == NULL;
+      if (source == (pass == 0) && !translate_layer (r, l, error))
+        return FALSE;
+    }
   for (guint i = 0; i < r->layers->len; i++)
     if (!wire_layer (r, g_ptr_array_index (r->layers, i), error))
       return FALSE;

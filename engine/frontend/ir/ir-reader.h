@@ -32,6 +32,12 @@ ClinferGraph *clinfer_ir_read (const char *xml_path, const char *bin_path,
 ClinferGraph *clinfer_ir_read_from_data (const char *xml, gsize xml_size,
     GBytes *weights, const char *origin, GError **error);
 
+/* Reads a shape as IR files write it: "1,3,224,224" or "1, 3, 224, 224"
+ * (optionally in brackets), "?" or "-1" for a dynamic dim, "a..b"
+ * intervals (dynamic unless a == b), "..." for a dynamic rank, "" for a
+ * scalar. FALSE when malformed. */
+gboolean clinfer_ir_parse_shape (const char *text, ClinferShape *shape);
+
 /**
  * ClinferIrWriteOptions:
  * @compress_to_fp16: store f32 constants as f16 followed by a Convert

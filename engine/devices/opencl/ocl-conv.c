@@ -1,0 +1,160 @@
+/* clinfer — OpenCL Conv and FusedConv (kernels/conv.cl): geometry from
+ * the op's parsed attributes (engine/ops/conv.h), then the 1x1, depthwise
+ * or generic direct kernel, each with the bias + residual + activation
+ * epilogue. */
+#include "devices/opencl/ocl-internal.h"
+#include "ops/conv.h"
+
+gboolean
+clinfer_ocl_conv_supports (const ClinferNode *node, const char **reason)
+{
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+
+  if (!clinfer_ocl_float_type (t)) {
+    *reason = "element type is not f32 or f16";
+    return FALSE;
+  }
+  for (guint i = 1; i < node->n_inputs; i++)
+    if (node->inputs[i].node && clinfer_ocl_in_type (node, i) != t) {
+      *reason = "inputs of mixed element types";
+      return FALSE;
+    }
+  if (x == NULL || w == NULL || x->shape.rank < 3
+      || x->shape.rank > 2 + CLINFER_MAX_SPATIAL
+      || w->shape.rank != x->shape.rank) {
+    *reason = "1 to 3 spatial dims expected";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Pads @v (n spatial values) to (D, H, W) with @fill in front. */
+static void
+to_dhw (const int64_t *v, int n, int fill, int out[3])
+{
+  for (int i = 0; i < 3; i++) {
+    int j = i - (3 - n);
+    out[i] = j >= 0 ? (int) v[j] : fill;
+  }
+}
+
+typedef struct {
+  int in[3], out[3], k[3], s[3], d[3], p[3];
+  int batch, cin, cout, group;
+} ConvGeom;
+
+static gboolean
+conv_geom (const ClinferNode *node, ConvGeom *g, GError **error)
+{
+  const ClinferShape *xs = &clinfer_node_input_desc (node, 0)->shape;
+  const ClinferShape *ws = &clinfer_node_input_desc (node, 1)->shape;
+  const ClinferConvParams *p = node->op_data;
+  ClinferWindow win;
+
+  if (!clinfer_conv_window (node, xs, ws, &win, error))
+    return FALSE;
+  to_dhw (win.in, win.n, 1, g->in);
+  to_dhw (win.out, win.n, 1, g->out);
+  to_dhw (win.kernel, win.n, 1, g->k);
+  to_dhw (win.stride, win.n, 1, g->s);
+  to_dhw (win.dilation, win.n, 1, g->d);
+  to_dhw (win.pad_begin, win.n, 0, g->p);
+  g->batch = (int) xs->dims[0];
+  g->cin = (int) xs->dims[1];
+  g->cout = (int) ws->dims[0];
+  g->group = (int) p->group;
+  return TRUE;
+}
+
+static void
+epilogue_args (OclLaunch *l, const ClinferNode *node)
+{
+  const ClinferConvParams *p = node->op_data;
+  gboolean has_b = node->n_inputs > 2 && node->inputs[2].node != NULL;
+  gboolean has_z = node->n_inputs > 3 && node->inputs[3].node != NULL;
+  int act = p->act == CLINFER_ACT_RELU ? 1 : p->act == CLINFER_ACT_CLIP ? 2
+      : p->act == CLINFER_ACT_LEAKY_RELU ? 3 : 0;
+
+  clinfer_ocl_arg_int (l, has_b);
+  clinfer_ocl_arg_int (l, has_z);
+  clinfer_ocl_arg_int (l, act);
+  clinfer_ocl_arg_float (l, p->act == CLINFER_ACT_CLIP ? p->act_min : p->act_alpha);
+  clinfer_ocl_arg_float (l, p->act_max);
+}
+
+static void
+tensor_args (OclLaunch *l)
+{
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_input (l, 1);
+  clinfer_ocl_arg_input (l, 2);
+  clinfer_ocl_arg_input (l, 3);
+  clinfer_ocl_arg_output (l, 0);
+}
+
+static void
+geometry_args (OclLaunch *l, const ConvGeom *g)
+{
+  clinfer_ocl_arg_int4 (l, g->in[0], g->in[1], g->in[2], 0);
+  clinfer_ocl_arg_int4 (l, g->out[0], g->out[1], g->out[2], 0);
+  clinfer_ocl_arg_int4 (l, g->k[0], g->k[1], g->k[2], 0);
+  clinfer_ocl_arg_int4 (l, g->s[0], g->s[1], g->s[2], 0);
+  clinfer_ocl_arg_int4 (l, g->d[0], g->d[1], g->d[2], 0);
+  clinfer_ocl_arg_int4 (l, g->p[0], g->p[1], g->p[2], 0);
+}
+
+static gboolean
+is_1x1 (const ConvGeom *g)
+{
+  for (int i = 0; i < 3; i++)
+    if (g->k[i] != 1 || g->s[i] != 1 || g->p[i] != 0)
+      return FALSE;
+  return g->group == 1;
+}
+
+gboolean
+clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  const char *opts = clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0));
+  int out_sp, cin_g, cout_g;
+  OclLaunch *l;
+  ConvGeom g;
+
+  if (!conv_geom (node, &g, error))
+    return FALSE;
+  out_sp = g.out[0] * g.out[1] * g.out[2];
+  cin_g = g.cin / MAX (g.group, 1);
+  cout_g = g.cout / MAX (g.group, 1);
+  if (is_1x1 (&g)) {
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_1x1", error)))
+      return FALSE;
+    tensor_args (l);
+    clinfer_ocl_arg_int (l, g.cin);
+    clinfer_ocl_arg_int (l, g.cout);
+    clinfer_ocl_arg_int (l, out_sp);
+    epilogue_args (l, node);
+    clinfer_ocl_launch_set_global (l, 3, out_sp, (g.cout + 3) / 4, g.batch);
+  } else if (g.group == g.cin && g.group == g.cout && g.in[0] == 1
+      && g.k[0] == 1) {
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_depthwise", error)))
+      return FALSE;
+    tensor_args (l);
+    clinfer_ocl_arg_int (l, g.cout);
+    geometry_args (l, &g);
+    epilogue_args (l, node);
+    clinfer_ocl_launch_set_global (l, 3, out_sp, g.cout, g.batch);
+  } else {
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_direct", error)))
+      return FALSE;
+    tensor_args (l);
+    clinfer_ocl_arg_int (l, cin_g);
+    clinfer_ocl_arg_int (l, g.cout);
+    clinfer_ocl_arg_int (l, cout_g);
+    geometry_args (l, &g);
+    epilogue_args (l, node);
+    clinfer_ocl_launch_set_global (l, 3, out_sp, g.cout, g.batch);
+  }
+  return TRUE;
+}

@@ -1,0 +1,310 @@
+/* clinfer — OpenCL element-wise ops (kernels/eltwise.cl): binary ops with
+ * numpy broadcasting (Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean,
+ * PRelu), unary activations and math, and BatchNormalization folded into
+ * a per-channel affine map. f32 and f16, computed in float. */
+#include "devices/opencl/ocl-internal.h"
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static gboolean
+float_inputs (const ClinferNode *node, guint n, const char **reason)
+{
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+
+  if (!clinfer_ocl_float_type (t) || node->outputs[0].type != t) {
+    *reason = "element type is not f32 or f16";
+    return FALSE;
+  }
+  for (guint i = 1; i < n && i < node->n_inputs; i++)
+    if (node->inputs[i].node && clinfer_ocl_in_type (node, i) != t) {
+      *reason = "inputs of mixed element types";
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Binary                                                            */
+
+static const struct {
+  const char *name;
+  int op;
+} binary_ops[] = {
+  { "Add", 0 }, { "Sub", 1 }, { "Mul", 2 }, { "Div", 3 }, { "Pow", 4 },
+  { "Max", 5 }, { "Min", 6 }, { "PRelu", 7 }, { "Mean", 8 }, { "Sum", 0 },
+};
+
+static int
+binary_code (const char *op_type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (binary_ops); i++)
+    if (strcmp (binary_ops[i].name, op_type) == 0)
+      return binary_ops[i].op;
+  return -1;
+}
+
+gboolean
+clinfer_ocl_binary_supports (const ClinferNode *node, const char **reason)
+{
+  if (node->n_inputs < 1 || (strcmp (node->op_type, "Mean") == 0
+          && node->n_inputs > 2)) {
+    *reason = "Mean of more than two inputs is not implemented";
+    return FALSE;
+  }
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (node->inputs[i].node == NULL) {
+      *reason = "absent input";
+      return FALSE;
+    }
+  if (node->outputs[0].shape.rank > 8) {
+    *reason = "rank above 8";
+    return FALSE;
+  }
+  return float_inputs (node, node->n_inputs, reason);
+}
+
+/* Element strides of @in read as @out (right-aligned, 0 on broadcast). */
+static void
+broadcast_strides (const ClinferShape *in, const ClinferShape *out, int *s)
+{
+  int64_t acc = 1;
+
+  for (int i = out->rank - 1; i >= 0; i--) {
+    int j = i - (out->rank - in->rank);
+    s[i] = j < 0 || in->dims[j] == 1 ? 0 : (int) acc;
+    if (j >= 0)
+      acc *= in->dims[j];
+  }
+}
+
+/* y = a op b; @a_is_output reads a from the output (chained Sum/Max/Min). */
+static gboolean
+binary_launch (OclBuilder *b, const ClinferNode *node, int op, guint a_port,
+    gboolean a_is_output, guint b_port, GError **error)
+{
+  const ClinferShape *out = &node->outputs[0].shape;
+  const ClinferShape *as = a_is_output ? out : clinfer_ocl_in_shape (b, a_port);
+  const ClinferShape *bs = clinfer_ocl_in_shape (b, b_port);
+  const char *opts = clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0));
+  int64_t n = clinfer_shape_n_elements (out);
+  gboolean a_full = clinfer_shape_n_elements (as) == n;
+  gboolean b_full = clinfer_shape_n_elements (bs) == n;
+  gboolean b_one = clinfer_shape_n_elements (bs) == 1;
+  gboolean flat = a_full && clinfer_shape_equal (as, out)
+      && (b_one || (b_full && clinfer_shape_equal (bs, out)));
+  OclLaunch *l = clinfer_ocl_launch_new (b, "eltwise", opts,
+      flat ? "binary_flat" : "binary_broadcast", error);
+
+  if (l == NULL)
+    return FALSE;
+  if (a_is_output)
+    clinfer_ocl_arg_output (l, 0);
+  else
+    clinfer_ocl_arg_input (l, a_port);
+  clinfer_ocl_arg_input (l, b_port);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, op);
+  if (flat) {
+    clinfer_ocl_arg_int (l, b_one && !b_full);
+    clinfer_ocl_arg_int (l, 0);
+    clinfer_ocl_arg_float (l, 0.f);
+    clinfer_ocl_arg_float (l, 0.f);
+  } else {
+    int dims[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, sa[8] = { 0 }, sb[8] = { 0 };
+    for (int i = 0; i < out->rank; i++)
+      dims[i] = (int) out->dims[i];
+    broadcast_strides (as, out, sa);
+    broadcast_strides (bs, out, sb);
+    clinfer_ocl_arg_int (l, MAX (out->rank, 1));
+    clinfer_ocl_arg_int8 (l, dims, 8);
+    clinfer_ocl_arg_int8 (l, sa, 8);
+    clinfer_ocl_arg_int8 (l, sb, 8);
+  }
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_binary_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  int op = binary_code (node->op_type);
+  const ClinferShape *out = &node->outputs[0].shape;
+
+  if (node->n_inputs == 1) {
+    /* Sum/Max/Min/Mean of one input: a copy (same shape). */
+    clinfer_ocl_copy_new (b, 0, 0, 0, 0, (gsize) clinfer_shape_n_elements (out)
+        * clinfer_element_type_size (node->outputs[0].type));
+    return TRUE;
+  }
+  if (!binary_launch (b, node, op, 0, FALSE, 1, error))
+    return FALSE;
+  for (guint i = 2; i < node->n_inputs; i++)
+    if (!binary_launch (b, node, op, 0, TRUE, i, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Unary                                                             */
+
+typedef struct {
+  const char *name;
+  int op;
+  const char *a_name;
+  float a_def;
+  const char *b_name;
+  float b_def;
+} UnaryInfo;
+
+static const UnaryInfo unary_ops[] = {
+  { "Relu", 0 }, { "LeakyRelu", 1, "alpha", 0.01f }, { "Elu", 2, "alpha", 1.f },
+  { "Selu", 3, "alpha", 1.67326319217681884765625f,
+    "gamma", 1.05070102214813232421875f },
+  { "Celu", 4, "alpha", 1.f }, { "ThresholdedRelu", 5, "alpha", 1.f },
+  { "Sigmoid", 6 }, { "HardSigmoid", 7, "alpha", 0.2f, "beta", 0.5f },
+  { "HardSwish", 8 }, { "Tanh", 9 }, { "Clip", 10, "min", -FLT_MAX, "max", FLT_MAX },
+  { "Softplus", 11 }, { "Softsign", 12 }, { "Mish", 13 }, { "Erf", 14 },
+  { "Shrink", 15, "bias", 0.f, "lambd", 0.5f }, { "Sign", 16 }, { "Abs", 17 },
+  { "Neg", 18 }, { "Reciprocal", 19 }, { "Floor", 20 }, { "Ceil", 21 },
+  { "Round", 22 }, { "Exp", 23 }, { "Log", 24 }, { "Sqrt", 25 }, { "Sin", 26 },
+  { "Cos", 27 }, { "Tan", 28 }, { "Asin", 29 }, { "Acos", 30 }, { "Atan", 31 },
+  { "Sinh", 32 }, { "Cosh", 33 }, { "Asinh", 34 }, { "Acosh", 35 },
+  { "Atanh", 36 },
+};
+
+static const UnaryInfo *
+unary_info (const char *op_type)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (unary_ops); i++)
+    if (strcmp (unary_ops[i].name, op_type) == 0)
+      return &unary_ops[i];
+  return NULL;
+}
+
+gboolean
+clinfer_ocl_unary_supports (const ClinferNode *node, const char **reason)
+{
+  if (unary_info (node->op_type) == NULL) {
+    *reason = "no OpenCL kernel for this op";
+    return FALSE;
+  }
+  for (guint i = 1; i < node->n_inputs; i++)
+    if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL) {
+      *reason = "Clip bounds are not constants";
+      return FALSE;
+    }
+  return float_inputs (node, node->n_inputs, reason);
+}
+
+/* Clip-11+ bounds from constant inputs 1 and 2 (absent: no bound). */
+static void
+clip_bounds (const ClinferNode *node, float *lo, float *hi)
+{
+  const ClinferTensor *t;
+
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if ((t = clinfer_ocl_const_input (node, 1)) && clinfer_tensor_get_n_elements (t))
+    *lo = (float) clinfer_tensor_get_as_double (t, 0);
+  if ((t = clinfer_ocl_const_input (node, 2)) && clinfer_tensor_get_n_elements (t))
+    *hi = (float) clinfer_tensor_get_as_double (t, 0);
+}
+
+gboolean
+clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const UnaryInfo *info = unary_info (node->op_type);
+  int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
+  float a = info->a_def, c = info->b_def;
+  OclLaunch *l;
+
+  if (info->op == 10 && node->opset >= 11)
+    clip_bounds (node, &a, &c);
+  else if ((info->a_name && !clinfer_node_attr_float (node, info->a_name,
+              info->a_def, &a, error))
+      || (info->b_name && !clinfer_node_attr_float (node, info->b_name,
+              info->b_def, &c, error)))
+    return FALSE;
+  l = clinfer_ocl_launch_new (b, "eltwise",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "unary", error);
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, info->op);
+  clinfer_ocl_arg_float (l, a);
+  clinfer_ocl_arg_float (l, c);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  g_free (b->impl->name);
+  b->impl->name = g_strdup_printf ("ocl:unary_%s", info->name);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* BatchNormalization (inference)                                    */
+
+gboolean
+clinfer_ocl_batchnorm_supports (const ClinferNode *node, const char **reason)
+{
+  if (node->n_outputs > 1) {
+    *reason = "training-mode outputs are not implemented";
+    return FALSE;
+  }
+  for (guint i = 1; i < 5 && i < node->n_inputs; i++)
+    if (clinfer_ocl_const_input (node, i) == NULL) {
+      *reason = "scale, bias, mean and variance must be constants";
+      return FALSE;
+    }
+  if (node->n_inputs < 5 || clinfer_node_input_desc (node, 0)->shape.rank < 2) {
+    *reason = "expected X (rank >= 2), scale, B, mean, var";
+    return FALSE;
+  }
+  return float_inputs (node, 1, reason);
+}
+
+gboolean
+clinfer_ocl_batchnorm_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  int64_t channels = xs->dims[1], inner = 1;
+  int64_t n = clinfer_shape_n_elements (xs);
+  g_autofree float *scale = g_new0 (float, MAX (channels, 1));
+  g_autofree float *shift = g_new0 (float, MAX (channels, 1));
+  float eps = 1e-5f;
+  OclLaunch *l;
+
+  if (!clinfer_node_attr_float (node, "epsilon", 1e-5f, &eps, error))
+    return FALSE;
+  for (int i = 2; i < xs->rank; i++)
+    inner *= xs->dims[i];
+  for (int64_t c = 0; c < channels; c++) {
+    double sc = clinfer_tensor_get_as_double (clinfer_ocl_const_input (node, 1), c);
+    double bi = clinfer_tensor_get_as_double (clinfer_ocl_const_input (node, 2), c);
+    double mu = clinfer_tensor_get_as_double (clinfer_ocl_const_input (node, 3), c);
+    double var = clinfer_tensor_get_as_double (clinfer_ocl_const_input (node, 4), c);
+    double k = sc / sqrt (var + (double) eps);
+    scale[c] = (float) k;
+    shift[c] = (float) (bi - mu * k);
+  }
+  l = clinfer_ocl_launch_new (b, "eltwise",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      "channel_affine", error);
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  if (!clinfer_ocl_arg_data (b, l, scale, sizeof (float) * channels, error)
+      || !clinfer_ocl_arg_data (b, l, shift, sizeof (float) * channels, error))
+    return FALSE;
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, (int) channels);
+  clinfer_ocl_arg_int (l, (int) inner);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
+}

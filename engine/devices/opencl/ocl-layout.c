@@ -1,0 +1,296 @@
+/* clinfer — OpenCL ops that only move elements (kernels/layout.cl and
+ * device-side copies): Reshape, Flatten, Squeeze, Unsqueeze, Identity and
+ * Dropout as one buffer copy; Transpose, Slice, Expand and Split as
+ * strided gathers; Concat as block copies. Any element type (raw bits). */
+#include "devices/opencl/ocl-internal.h"
+#include <string.h>
+
+static gboolean
+any_type_ok (const ClinferNode *node, const char **reason)
+{
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+
+  if (t == CLINFER_TYPE_STRING || clinfer_element_type_size (t) == 0) {
+    *reason = "element type cannot live in device memory";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Element strides of @s (row-major). */
+static void
+elem_strides (const ClinferShape *s, int64_t *st)
+{
+  int64_t acc = 1;
+
+  for (int i = s->rank - 1; i >= 0; i--) {
+    st[i] = acc;
+    acc *= s->dims[i];
+  }
+}
+
+/* A gather_strided launch: output @port of @dims (contiguous) reads input
+ * 0 at @base + sum idx_d * @xs_d. */
+static gboolean
+gather (OclBuilder *b, const ClinferNode *node, guint port,
+    const ClinferShape *dims, const int64_t *xs, int64_t base, GError **error)
+{
+  OclLaunch *l = clinfer_ocl_launch_new (b, "layout",
+      clinfer_ocl_elem_options (clinfer_ocl_in_type (node, 0)),
+      "gather_strided", error);
+  int d[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, s[8] = { 0 };
+  int64_t n = clinfer_shape_n_elements (dims);
+
+  if (l == NULL)
+    return FALSE;
+  for (int i = 0; i < dims->rank; i++) {
+    d[i] = (int) dims->dims[i];
+    s[i] = (int) xs[i];
+  }
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, port);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, MAX (dims->rank, 1));
+  clinfer_ocl_arg_int8 (l, d, 8);
+  clinfer_ocl_arg_int8 (l, s, 8);
+  clinfer_ocl_arg_int (l, (int) base);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
+}
+
+/* ---- Reshape and friends: one copy ---- */
+
+gboolean
+clinfer_ocl_copy_supports (const ClinferNode *node, const char **reason)
+{
+  if (strcmp (node->op_type, "Dropout") == 0) {
+    const ClinferTensor *training = clinfer_ocl_const_input (node, 2);
+    if (node->n_outputs > 1) {
+      *reason = "the mask output is not implemented";
+      return FALSE;
+    }
+    /* Training mode drops at random: only a constant false is a copy. */
+    if (node->n_inputs > 2 && node->inputs[2].node
+        && (training == NULL || clinfer_tensor_get_n_elements (training) < 1
+            || clinfer_tensor_get_as_double (training, 0) != 0.0)) {
+      *reason = "training mode is not implemented";
+      return FALSE;
+    }
+  }
+  return any_type_ok (node, reason);
+}
+
+gboolean
+clinfer_ocl_copy_build (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  const ClinferPortDesc *out = &node->outputs[0];
+  gsize bytes = (gsize) clinfer_shape_n_elements (&out->shape)
+      * clinfer_element_type_size (out->type);
+
+  clinfer_ocl_copy_new (b, 0, 0, 0, 0, bytes);
+  return TRUE;
+}
+
+/* ---- Transpose ---- */
+
+gboolean
+clinfer_ocl_transpose_supports (const ClinferNode *node, const char **reason)
+{
+  return any_type_ok (node, reason);
+}
+
+gboolean
+clinfer_ocl_transpose_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *in = clinfer_ocl_in_shape (b, 0);
+  const int64_t *perm = NULL;
+  int64_t st[CLINFER_MAX_RANK], xs[CLINFER_MAX_RANK];
+  gsize n_perm = 0;
+
+  if (!clinfer_node_attr_ints (node, "perm", &perm, &n_perm, error))
+    return FALSE;
+  elem_strides (in, st);
+  for (int i = 0; i < in->rank; i++) {
+    int64_t p = n_perm ? perm[i] : in->rank - 1 - i;
+    if (p < 0)
+      p += in->rank;
+    xs[i] = st[p];
+  }
+  return gather (b, node, 0, &node->outputs[0].shape, xs, 0, error);
+}
+
+/* ---- Expand ---- */
+
+gboolean
+clinfer_ocl_expand_supports (const ClinferNode *node, const char **reason)
+{
+  return any_type_ok (node, reason);
+}
+
+gboolean
+clinfer_ocl_expand_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *in = clinfer_ocl_in_shape (b, 0);
+  const ClinferShape *out = &node->outputs[0].shape;
+  int64_t st[CLINFER_MAX_RANK], xs[CLINFER_MAX_RANK];
+  int lead = out->rank - in->rank;
+
+  elem_strides (in, st);
+  for (int i = 0; i < out->rank; i++) {
+    int j = i - lead;
+    xs[i] = j < 0 || in->dims[j] == 1 ? 0 : st[j];
+  }
+  return gather (b, node, 0, out, xs, 0, error);
+}
+
+/* ---- Slice (constant starts/ends/axes/steps) ---- */
+
+/* Reads Slice parameter @port (opset >= 10) or attribute @attr. */
+static gboolean
+slice_param (const ClinferNode *node, guint port, const char *attr,
+    int64_t **v, gsize *n, GError **error)
+{
+  const ClinferTensor *t;
+  const int64_t *a = NULL;
+
+  if (node->opset >= 10) {
+    if (port >= node->n_inputs || node->inputs[port].node == NULL) {
+      *v = NULL;
+      *n = 0;
+      return TRUE;
+    }
+    t = clinfer_ocl_const_input (node, port);
+    return clinfer_op_read_int_list (node, t, attr, v, n, error);
+  }
+  if (!clinfer_node_attr_ints (node, attr, &a, n, error))
+    return FALSE;
+  *v = *n ? g_memdup2 (a, sizeof (int64_t) * *n) : NULL;
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_slice_supports (const ClinferNode *node, const char **reason)
+{
+  for (guint i = 1; i < node->n_inputs; i++)
+    if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL) {
+      *reason = "starts, ends, axes or steps are not constants";
+      return FALSE;
+    }
+  return any_type_ok (node, reason);
+}
+
+static int64_t
+clamp64 (int64_t v, int64_t lo, int64_t hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+gboolean
+clinfer_ocl_slice_build (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  const ClinferShape *in = clinfer_ocl_in_shape (b, 0);
+  g_autofree int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
+  gsize ns = 0, ne = 0, na = 0, nst = 0;
+  int64_t st[CLINFER_MAX_RANK], xs[CLINFER_MAX_RANK], base = 0;
+
+  if (!slice_param (node, 1, "starts", &starts, &ns, error)
+      || !slice_param (node, 2, "ends", &ends, &ne, error)
+      || !slice_param (node, 3, "axes", &axes, &na, error)
+      || !slice_param (node, 4, "steps", &steps, &nst, error))
+    return FALSE;
+  elem_strides (in, st);
+  memcpy (xs, st, sizeof (st));
+  for (gsize i = 0; i < MIN (ns, ne); i++) {
+    int64_t a = na ? axes[i] : (int64_t) i, dim, s, step = nst ? steps[i] : 1;
+    if (a < 0)
+      a += in->rank;
+    if (a < 0 || a >= in->rank || step == 0) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "invalid axis or step");
+      return FALSE;
+    }
+    dim = in->dims[a];
+    s = starts[i] < 0 ? starts[i] + dim : starts[i];
+    s = step > 0 ? clamp64 (s, 0, dim) : clamp64 (s, 0, dim - 1);
+    base += s * st[a];
+    xs[a] = st[a] * step;
+  }
+  return gather (b, node, 0, &node->outputs[0].shape, xs, base, error);
+}
+
+/* ---- Split: one gather per output ---- */
+
+gboolean
+clinfer_ocl_split_supports (const ClinferNode *node, const char **reason)
+{
+  return any_type_ok (node, reason);
+}
+
+gboolean
+clinfer_ocl_split_build (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  const ClinferShape *in = clinfer_ocl_in_shape (b, 0);
+  int64_t axis = 0, st[CLINFER_MAX_RANK], offset = 0;
+
+  if (!clinfer_node_attr_int (node, "axis", 0, &axis, error))
+    return FALSE;
+  if (axis < 0)
+    axis += in->rank;
+  elem_strides (in, st);
+  for (guint j = 0; j < node->n_outputs; j++) {
+    const ClinferShape *out = &node->outputs[j].shape;
+    if (!gather (b, node, j, out, st, offset * st[axis], error))
+      return FALSE;
+    offset += out->dims[axis];
+  }
+  return TRUE;
+}
+
+/* ---- Concat ---- */
+
+gboolean
+clinfer_ocl_concat_supports (const ClinferNode *node, const char **reason)
+{
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (clinfer_ocl_in_type (node, i) != clinfer_ocl_in_type (node, 0)) {
+      *reason = "inputs of mixed element types";
+      return FALSE;
+    }
+  return any_type_ok (node, reason);
+}
+
+gboolean
+clinfer_ocl_concat_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *out = &node->outputs[0].shape;
+  const char *opts = clinfer_ocl_elem_options (clinfer_ocl_in_type (node, 0));
+  int64_t axis = 0, outer, n_out, inner, offset = 0;
+
+  if (!clinfer_node_attr_int (node, "axis", 0, &axis, error))
+    return FALSE;
+  if (axis < 0)
+    axis += out->rank;
+  clinfer_ocl_split_axis (out, (int) axis, &outer, &n_out, &inner);
+  for (guint i = 0; i < node->n_inputs; i++) {
+    const ClinferShape *in = clinfer_ocl_in_shape (b, i);
+    int64_t n_in = in->dims[axis];
+    OclLaunch *l;
+    if (n_in * inner == 0)
+      continue;
+    l = clinfer_ocl_launch_new (b, "layout", opts, "copy_block", error);
+    if (l == NULL)
+      return FALSE;
+    clinfer_ocl_arg_input (l, i);
+    clinfer_ocl_arg_output (l, 0);
+    clinfer_ocl_arg_int (l, (int) outer);
+    clinfer_ocl_arg_int (l, (int) (n_in * inner));
+    clinfer_ocl_arg_int (l, (int) (n_out * inner));
+    clinfer_ocl_arg_int (l, (int) (offset * inner));
+    clinfer_ocl_launch_set_global (l, 2, n_in * inner, outer, 1);
+    offset += n_in;
+  }
+  return TRUE;
+}

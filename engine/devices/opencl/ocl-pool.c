@@ -1,0 +1,115 @@
+/* clinfer — OpenCL MaxPool, AveragePool, GlobalMaxPool and
+ * GlobalAveragePool (kernels/pool.cl), NCHW with 1 to 3 spatial dims. */
+#include "devices/opencl/ocl-internal.h"
+#include "ops/conv.h"
+#include <string.h>
+
+static gboolean
+pool_input_ok (const ClinferNode *node, const char **reason)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+
+  if (!clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0))) {
+    *reason = "element type is not f32 or f16";
+    return FALSE;
+  }
+  if (x == NULL || x->shape.rank < 3 || x->shape.rank > 2 + CLINFER_MAX_SPATIAL) {
+    *reason = "1 to 3 spatial dims expected";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_pool_supports (const ClinferNode *node, const char **reason)
+{
+  if (node->n_outputs > 1) {
+    *reason = "the Indices output is not implemented";
+    return FALSE;
+  }
+  return pool_input_ok (node, reason);
+}
+
+static void
+to_dhw (const int64_t *v, int n, int fill, int out[3])
+{
+  for (int i = 0; i < 3; i++) {
+    int j = i - (3 - n);
+    out[i] = j >= 0 ? (int) v[j] : fill;
+  }
+}
+
+gboolean
+clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  gboolean is_max = strcmp (node->op_type, "MaxPool") == 0;
+  int64_t include_pad = 0;
+  int in[3], out[3], k[3], s[3], d[3], pb[3], pe[3], mode;
+  ClinferWindowAttrs attrs;
+  ClinferWindow win;
+  OclLaunch *l;
+
+  if (!clinfer_window_attrs_parse (node, TRUE, &attrs, error)
+      || !clinfer_window_resolve (node, &attrs, xs->rank - 2, xs->dims + 2,
+          NULL, &win, error)
+      || !clinfer_node_attr_int (node, "count_include_pad", 0, &include_pad,
+          error))
+    return FALSE;
+  to_dhw (win.in, win.n, 1, in);
+  to_dhw (win.out, win.n, 1, out);
+  to_dhw (win.kernel, win.n, 1, k);
+  to_dhw (win.stride, win.n, 1, s);
+  to_dhw (win.dilation, win.n, 1, d);
+  to_dhw (win.pad_begin, win.n, 0, pb);
+  to_dhw (win.pad_end, win.n, 0, pe);
+  mode = is_max ? 0 : include_pad ? 2 : 1;
+  l = clinfer_ocl_launch_new (b, "pool",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "pool_window",
+      error);
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) xs->dims[1]);
+  clinfer_ocl_arg_int4 (l, in[0], in[1], in[2], 0);
+  clinfer_ocl_arg_int4 (l, out[0], out[1], out[2], 0);
+  clinfer_ocl_arg_int4 (l, k[0], k[1], k[2], 0);
+  clinfer_ocl_arg_int4 (l, s[0], s[1], s[2], 0);
+  clinfer_ocl_arg_int4 (l, d[0], d[1], d[2], 0);
+  clinfer_ocl_arg_int4 (l, pb[0], pb[1], pb[2], 0);
+  clinfer_ocl_arg_int4 (l, pe[0], pe[1], pe[2], 0);
+  clinfer_ocl_arg_int (l, mode);
+  clinfer_ocl_launch_set_global (l, 3, (size_t) out[0] * out[1] * out[2],
+      xs->dims[1], xs->dims[0]);
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_global_pool_supports (const ClinferNode *node, const char **reason)
+{
+  return pool_input_ok (node, reason);
+}
+
+gboolean
+clinfer_ocl_global_pool_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  int64_t plane = 1;
+  OclLaunch *l;
+
+  for (int i = 2; i < xs->rank; i++)
+    plane *= xs->dims[i];
+  l = clinfer_ocl_launch_new (b, "pool",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "pool_global",
+      error);
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) plane);
+  clinfer_ocl_arg_int (l, strcmp (node->op_type, "GlobalMaxPool") == 0 ? 0 : 1);
+  clinfer_ocl_launch_set_global (l, 1, xs->dims[0] * xs->dims[1], 1, 1);
+  return TRUE;
+}

@@ -1,0 +1,66 @@
+/* Private to the CPU pre-processing (gstclinferpreprocesscpu.c) and its
+ * AVX2 rows (gstclinferpreprocessavx2.c).
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#pragma once
+
+#include "gstclinferpreprocess.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  FAMILY_PACKED_RGB,
+  FAMILY_GRAY,
+  FAMILY_NV12,
+  FAMILY_I420,
+} FormatFamily;
+
+/* One bilinear tap along an axis: source indices and the weight of i1;
+ * i0 < 0 marks a padding pixel (letterbox). */
+typedef struct
+{
+  gint i0, i1;
+  gfloat f;
+} Tap;
+
+typedef struct
+{
+  GstClinferPreprocess parent;
+
+  FormatFamily family;
+  gint comp_offset[3];          /* packed RGB: byte offsets of R, G, B */
+  gint pixel_stride;
+  /* YUV to RGB: R = y + rv * v, G = y + gu * u + gv * v, B = y + bu * u,
+   * with y = (Y - y_offset) * y_scale and u/v = (U/V - 128) * c_scale. */
+  gfloat y_offset, y_scale, c_scale, rv, gu, gv, bu;
+  Tap *xtaps, *ytaps;
+  /* Per R, G, B component (gray: component 0): the offset of its model
+   * channel in the tensor, and that channel's mean and 1 / scale. Indexing
+   * by component keeps the inner loop free of run-time channel lookups. */
+  gsize channel_offset[3];
+  gsize pixel_step;             /* elements between neighbouring pixels */
+  gfloat mean[3], inv_scale[3];
+
+  /* SIMD rows (3-channel models on x86-64 with AVX2 + FMA): model columns
+   * [simd_begin, simd_end) go through
+   * gst_clinfer_preprocess_avx2_row(); the rest, padding included, through
+   * the portable loop. Per column: byte offsets of the two horizontal taps
+   * in plane 0 and in the chroma plane(s), and the weight of the second. */
+  gboolean use_simd;
+  gint simd_begin, simd_end;
+  gint32 *x_offset0, *x_offset1;
+  gint32 *c_offset0, *c_offset1;
+  gfloat *x_weight;
+} GstClinferPreprocessCpu;
+
+/* TRUE when this machine (and CLINFER_CPU_ISA, as for the engine) allows
+ * the AVX2 rows. */
+gboolean gst_clinfer_preprocess_avx2_available (void);
+/* Model row @v, columns [simd_begin, simd_end), into @data. */
+void gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
+    const GstVideoFrame * frame, gint v, gpointer data);
+
+G_END_DECLS
