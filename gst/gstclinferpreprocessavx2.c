@@ -3,7 +3,8 @@
  * packed pixel) or as Y, U, V bytes, widened to four floats and blended in
  * one SSE register. Compiled with -mavx2 -mfma and only called after
  * gst_clinfer_preprocess_avx2_available() said yes. Same arithmetic as the
- * portable loop of gstclinferpreprocesscpu.c, up to rounding. (Gathering 8
+ * portable loop of gstclinferpreprocesscpu.c (YUV interpolated, then
+ * converted), up to rounding. (Gathering 8
  * pixels with vpgatherdd was no faster: gathers are slow on AMD cores.)
  *
  * Copyright (C) 2025 the clinfer authors
@@ -42,11 +43,18 @@ typedef struct
   __m128 max;
 } YuvCoeffs;
 
-/* R, G, B (lanes 0..2) of the pixel with bytes Y, U, V. */
+/* Bytes Y, U, V as lanes 0..2 of four floats. */
 static inline __m128
-yuv_pixel (const YuvCoeffs * k, guint8 y, guint8 u, guint8 v)
+yuv_samples (guint8 y, guint8 u, guint8 v)
 {
-  __m128 yuv = _mm_set_ps (0.f, v, u, y);
+  return _mm_cvtepi32_ps (_mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (y
+              | (u << 8) | (v << 16))));
+}
+
+/* R, G, B (lanes 0..2) of interpolated Y, U, V samples (lanes 0..2). */
+static inline __m128
+yuv_to_rgb (const YuvCoeffs * k, __m128 yuv)
+{
   __m128 rgb;
 
   yuv = _mm_mul_ps (_mm_sub_ps (yuv, k->offset), k->scale);
@@ -146,12 +154,14 @@ gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
     } else {
       gint32 c0 = c_offset0[u], c1 = c_offset1[u];
 
-      a = yuv_pixel (&coeffs, row[0][o0], urow[0][c0], vrow[0][c0]);
-      b = yuv_pixel (&coeffs, row[0][o1], urow[0][c1], vrow[0][c1]);
-      c = yuv_pixel (&coeffs, row[1][o0], urow[1][c0], vrow[1][c0]);
-      d = yuv_pixel (&coeffs, row[1][o1], urow[1][c1], vrow[1][c1]);
+      a = yuv_samples (row[0][o0], urow[0][c0], vrow[0][c0]);
+      b = yuv_samples (row[0][o1], urow[0][c1], vrow[0][c1]);
+      c = yuv_samples (row[1][o0], urow[1][c0], vrow[1][c0]);
+      d = yuv_samples (row[1][o1], urow[1][c1], vrow[1][c1]);
     }
     val = lerp (lerp (a, b, fx, fx1), lerp (c, d, fx, fx1), fy, fy1);
+    if (yuv)
+      val = yuv_to_rgb (&coeffs, val);
     /* To R, G, B order, then (x - mean) / scale. */
     val = _mm_mul_ps (_mm_sub_ps (_mm_permutevar_ps (val, perm), mean), inv);
     r = _mm_cvtss_f32 (val);

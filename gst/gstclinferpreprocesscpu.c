@@ -237,56 +237,69 @@ typedef struct
   const guint8 *u[2], *v[2];
 } Rows;
 
-/* R, G, B (0..255) of pixel @x in row @k (0 or 1) of @r. Always inlined
- * into one loop per format family, so the switch disappears. */
+/* The three samples of pixel @x in row @k (0 or 1) of @r: R, G, B of RGB
+ * frames, the gray value three times for GRAY8, and Y, U, V (raw) for YUV
+ * frames, which are converted after interpolation (finish_yuv()). Always
+ * inlined into one loop per format family, so the switch disappears. */
 static G_ALWAYS_INLINE inline void
-fetch_rgb (const GstClinferPreprocessCpu * self, FormatFamily family,
-    const Rows * r, gint k, gint x, gfloat rgb[3])
+fetch_samples (const GstClinferPreprocessCpu * self, FormatFamily family,
+    const Rows * r, gint k, gint x, gfloat s[3])
 {
   const guint8 *p;
-  gfloat yy, u, v;
   gint cx;
 
   switch (family) {
     case FAMILY_PACKED_RGB:
       p = r->p[k] + (gsize) x * self->pixel_stride;
-      rgb[0] = p[self->comp_offset[0]];
-      rgb[1] = p[self->comp_offset[1]];
-      rgb[2] = p[self->comp_offset[2]];
+      s[0] = p[self->comp_offset[0]];
+      s[1] = p[self->comp_offset[1]];
+      s[2] = p[self->comp_offset[2]];
       return;
     case FAMILY_GRAY:
-      rgb[0] = rgb[1] = rgb[2] = r->p[k][x];
+      s[0] = s[1] = s[2] = r->p[k][x];
       return;
     case FAMILY_NV12:
     case FAMILY_I420:
     default:
       cx = (x / 2) * (family == FAMILY_NV12 ? 2 : 1);
-      yy = (r->p[k][x] - self->y_offset) * self->y_scale;
-      u = (r->u[k][cx] - 128.f) * self->c_scale;
-      v = (r->v[k][cx] - 128.f) * self->c_scale;
-      rgb[0] = clamp_255 (yy + self->rv * v);
-      rgb[1] = clamp_255 (yy + self->gu * u + self->gv * v);
-      rgb[2] = clamp_255 (yy + self->bu * u);
+      s[0] = r->p[k][x];
+      s[1] = r->u[k][cx];
+      s[2] = r->v[k][cx];
       return;
   }
 }
 
-/* Luma (0..255) for one-channel models: the Y plane (full range) of YUV
- * and GRAY8 frames, BT.601 weights for RGB frames. */
+/* Interpolated Y, U, V to R, G, B (0..255). Interpolating before the
+ * conversion is exact (the conversion is affine) except for clamping,
+ * which happens once, here. */
+static inline void
+finish_yuv (const GstClinferPreprocessCpu * self, gfloat px[3])
+{
+  gfloat yy = (px[0] - self->y_offset) * self->y_scale;
+  gfloat u = (px[1] - 128.f) * self->c_scale;
+  gfloat v = (px[2] - 128.f) * self->c_scale;
+
+  px[0] = clamp_255 (yy + self->rv * v);
+  px[1] = clamp_255 (yy + self->gu * u + self->gv * v);
+  px[2] = clamp_255 (yy + self->bu * u);
+}
+
+/* Gray value (0..255) for one-channel models: BT.601 luma of RGB frames,
+ * the GRAY8 value, or the raw Y of YUV frames (expanded to full range after
+ * interpolation). */
 static G_ALWAYS_INLINE inline gfloat
 fetch_gray (const GstClinferPreprocessCpu * self, FormatFamily family,
     const Rows * r, gint k, gint x)
 {
-  gfloat rgb[3];
+  gfloat s[3];
 
   switch (family) {
     case FAMILY_PACKED_RGB:
-      fetch_rgb (self, family, r, k, x, rgb);
-      return 0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2];
+      fetch_samples (self, family, r, k, x, s);
+      return 0.299f * s[0] + 0.587f * s[1] + 0.114f * s[2];
     case FAMILY_GRAY:
-      return r->p[k][x];
     default:
-      return clamp_255 ((r->p[k][x] - self->y_offset) * self->y_scale);
+      return r->p[k][x];
   }
 }
 
@@ -364,15 +377,19 @@ process_row_family (const GstClinferPreprocessCpu * self,
             + w01 * fetch_gray (self, family, &rows, 0, tx->i1)
             + w10 * fetch_gray (self, family, &rows, 1, tx->i0)
             + w11 * fetch_gray (self, family, &rows, 1, tx->i1);
+        if (family == FAMILY_NV12 || family == FAMILY_I420)
+          px[0] = clamp_255 ((px[0] - self->y_offset) * self->y_scale);
       } else {
         gfloat a[3], b[3], d[3], e[3];
 
-        fetch_rgb (self, family, &rows, 0, tx->i0, a);
-        fetch_rgb (self, family, &rows, 0, tx->i1, b);
-        fetch_rgb (self, family, &rows, 1, tx->i0, d);
-        fetch_rgb (self, family, &rows, 1, tx->i1, e);
+        fetch_samples (self, family, &rows, 0, tx->i0, a);
+        fetch_samples (self, family, &rows, 0, tx->i1, b);
+        fetch_samples (self, family, &rows, 1, tx->i0, d);
+        fetch_samples (self, family, &rows, 1, tx->i1, e);
         for (k = 0; k < 3; k++)
           px[k] = w00 * a[k] + w01 * b[k] + w10 * d[k] + w11 * e[k];
+        if (family == FAMILY_NV12 || family == FAMILY_I420)
+          finish_yuv (self, px);
       }
     }
     /* else: padding, a black pixel */

@@ -10,10 +10,15 @@
 typedef half data_t;
 #define LOAD(p, i) vload_half ((i), (p))
 #define STORE(p, i, v) vstore_half ((v), (i), (p))
+/* Four consecutive elements from element @i (any alignment). */
+#define LOAD4(p, i) vload_half4 (0, (p) + (i))
+#define STORE4(p, i, v) vstore_half4 ((v), 0, (p) + (i))
 #else
 typedef float data_t;
 #define LOAD(p, i) ((p)[i])
 #define STORE(p, i, v) ((p)[i] = (v))
+#define LOAD4(p, i) vload4 (0, (p) + (i))
+#define STORE4(p, i, v) vstore4 ((v), 0, (p) + (i))
 #endif
 
 /* Activation codes shared with the host (ocl-conv.c, ocl-eltwise.c). */
@@ -29,6 +34,17 @@ apply_activation (float x, int act, float a, float b)
     case ACT_RELU: return x > 0.0f ? x : 0.0f;
     case ACT_CLIP: return x < a ? a : (x > b ? b : x);
     case ACT_LEAKY_RELU: return x >= 0.0f ? x : a * x;
+    default: return x;
+  }
+}
+
+inline float4
+apply_activation4 (float4 x, int act, float a, float b)
+{
+  switch (act) {
+    case ACT_RELU: return fmax (x, (float4) 0.0f);
+    case ACT_CLIP: return fmin (fmax (x, (float4) a), (float4) b);
+    case ACT_LEAKY_RELU: return select (a * x, x, x >= (float4) 0.0f);
     default: return x;
   }
 }

@@ -54,6 +54,63 @@ conv_direct (__global const data_t *x, __global const data_t *w,
   STORE (y, o, apply_activation (acc, act, act_a, act_b));
 }
 
+/* conv_direct for groups of a multiple of 4 output channels: each
+ * work-item computes 4 output channels of one pixel, so each input load
+ * serves 4 multiply-adds. */
+__kernel void
+conv_direct4 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin_g, int cout, int cout_g, int4 in,
+    int4 out, int4 k, int4 s, int4 dl, int4 pad, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int sp = get_global_id (0);
+  int oc = get_global_id (1) * 4;
+  int n = get_global_id (2);
+  int out_sp = out.x * out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = (sp / out.z) % out.y, od = sp / (out.z * out.y);
+  int g = oc / cout_g;
+  int in_sp = in.x * in.y * in.z;
+  int ksz = k.x * k.y * k.z, wstride = cin_g * ksz;
+  __global const data_t *xg = x + ((size_t) n * cin_g * (cout / cout_g)
+      + (size_t) g * cin_g) * in_sp;
+  __global const data_t *wo = w + (size_t) oc * wstride;
+  float4 acc = has_bias ? (float4) (LOAD (bias, oc), LOAD (bias, oc + 1),
+      LOAD (bias, oc + 2), LOAD (bias, oc + 3)) : (float4) 0.0f;
+
+  for (int ic = 0; ic < cin_g; ic++) {
+    __global const data_t *xi = xg + (size_t) ic * in_sp;
+    __global const data_t *wi = wo + ic * ksz;
+    for (int kd = 0; kd < k.x; kd++) {
+      int id = od * s.x + kd * dl.x - pad.x;
+      if (id < 0 || id >= in.x)
+        continue;
+      for (int kh = 0; kh < k.y; kh++) {
+        int ih = oh * s.y + kh * dl.y - pad.y;
+        if (ih < 0 || ih >= in.y)
+          continue;
+        for (int kw = 0; kw < k.z; kw++) {
+          int iw = ow * s.z + kw * dl.z - pad.z;
+          if (iw < 0 || iw >= in.z)
+            continue;
+          int t = (kd * k.y + kh) * k.z + kw;
+          float xv = LOAD (xi, (id * in.y + ih) * in.z + iw);
+          acc += xv * (float4) (LOAD (wi, t), LOAD (wi, wstride + t),
+              LOAD (wi, 2 * wstride + t), LOAD (wi, 3 * wstride + t));
+        }
+      }
+    }
+  }
+  for (int j = 0; j < 4; j++) {
+    size_t o = ((size_t) n * cout + oc + j) * out_sp + sp;
+    float v = (j == 0 ? acc.s0 : j == 1 ? acc.s1 : j == 2 ? acc.s2 : acc.s3)
+        + (has_z ? LOAD (z, o) : 0.0f);
+    STORE (y, o, apply_activation (v, act, act_a, act_b));
+  }
+}
+
 /* 1x1, stride 1, no padding, one group: a GEMM per image; each work-item
  * computes 4 output channels of one pixel so every input load is used 4
  * times. */
@@ -95,6 +152,47 @@ conv_1x1 (__global const data_t *x, __global const data_t *w,
   }
 }
 
+/* conv_1x1 for images whose pixel count is a multiple of 4: each
+ * work-item computes 4 pixels x 4 output channels with vector loads. */
+__kernel void
+conv_1x1_vec4 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin, int cout, int hw, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int p = get_global_id (0) * 4;
+  int oc0 = get_global_id (1) * 4;
+  int n = get_global_id (2);
+  if (p >= hw)
+    return;
+  __global const data_t *xn = x + (size_t) n * cin * hw + p;
+  int nj = min (4, cout - oc0);
+  float4 acc[4];
+  for (int j = 0; j < 4; j++)
+    acc[j] = (float4) (has_bias && j < nj ? LOAD (bias, oc0 + j) : 0.0f);
+  if (nj == 4) {
+    __global const data_t *w0 = w + (size_t) oc0 * cin;
+    for (int c = 0; c < cin; c++) {
+      float4 xv = LOAD4 (xn, (size_t) c * hw);
+      acc[0] += xv * LOAD (w0, c);
+      acc[1] += xv * LOAD (w0, cin + c);
+      acc[2] += xv * LOAD (w0, 2 * cin + c);
+      acc[3] += xv * LOAD (w0, 3 * cin + c);
+    }
+  } else {
+    for (int c = 0; c < cin; c++) {
+      float4 xv = LOAD4 (xn, (size_t) c * hw);
+      for (int j = 0; j < nj; j++)
+        acc[j] += xv * LOAD (w, (size_t) (oc0 + j) * cin + c);
+    }
+  }
+  for (int j = 0; j < nj; j++) {
+    size_t o = ((size_t) n * cout + oc0 + j) * hw + p;
+    float4 v = acc[j] + (has_z ? LOAD4 (z, o) : (float4) 0.0f);
+    STORE4 (y, o, apply_activation4 (v, act, act_a, act_b));
+  }
+}
+
 /* Depthwise 2-D (one input channel per group, cout == groups): the window
  * loops have no channel loop and skip the bounds tests inside the image. */
 __kernel void
@@ -131,4 +229,51 @@ conv_depthwise (__global const data_t *x, __global const data_t *w,
   if (has_z)
     acc += LOAD (z, o);
   STORE (y, o, apply_activation (acc, act, act_a, act_b));
+}
+
+/* conv_depthwise computing 4 consecutive outputs of a row per work-item
+ * (output width a multiple of 4): the weight loads and index arithmetic
+ * are shared by the 4. */
+__kernel void
+conv_depthwise4 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int channels, int4 in, int4 out, int4 k, int4 s,
+    int4 dl, int4 pad, int has_bias, int has_z, int act, float act_a,
+    float act_b)
+{
+  int sp = get_global_id (0) * 4;
+  int c = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = sp / out.z;
+  __global const data_t *xi = x + ((size_t) n * channels + c) * in.y * in.z;
+  __global const data_t *wc = w + (size_t) c * k.y * k.z;
+  float4 acc = (float4) (has_bias ? LOAD (bias, c) : 0.0f);
+  int ih0 = oh * s.y - pad.y, iw0 = ow * s.z - pad.z;
+
+  for (int kh = 0; kh < k.y; kh++) {
+    int ih = ih0 + kh * dl.y;
+    if (ih < 0 || ih >= in.y)
+      continue;
+    __global const data_t *row = xi + ih * in.z;
+    for (int kw = 0; kw < k.z; kw++) {
+      int iw = iw0 + kw * dl.z;
+      float wv = LOAD (wc, kh * k.z + kw);
+      float4 xv;
+      xv.s0 = iw >= 0 && iw < in.z ? LOAD (row, iw) : 0.0f;
+      iw += s.z;
+      xv.s1 = iw >= 0 && iw < in.z ? LOAD (row, iw) : 0.0f;
+      iw += s.z;
+      xv.s2 = iw >= 0 && iw < in.z ? LOAD (row, iw) : 0.0f;
+      iw += s.z;
+      xv.s3 = iw >= 0 && iw < in.z ? LOAD (row, iw) : 0.0f;
+      acc += xv * wv;
+    }
+  }
+  size_t o = ((size_t) n * channels + c) * out_sp + sp;
+  if (has_z)
+    acc += LOAD4 (z, o);
+  STORE4 (y, o, apply_activation4 (acc, act, act_a, act_b));
 }

@@ -207,11 +207,36 @@ place_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
   return TRUE;
 }
 
+/* The config the passes run with: when the device has custom kernels for
+ * op types of @graph, the fusion passes are off, so the nodes those
+ * kernels replace survive compilation. (transfer full) or NULL. */
+static ClinferCompileConfig *
+pass_config (ClinferCompiled *c, const ClinferGraph *graph)
+{
+  ClinferCompileConfig *cfg;
+  gboolean custom = FALSE;
+
+  if (c->device->klass->handles_op_type == NULL)
+    return NULL;
+  for (guint i = 0; i < graph->nodes->len && !custom; i++)
+    custom = c->device->klass->handles_op_type (c->device,
+        ((ClinferNode *) g_ptr_array_index (graph->nodes, i))->op_type);
+  if (!custom)
+    return NULL;
+  cfg = clinfer_compile_config_copy (c->config);
+  for (const char *const *n = clinfer_pass_get_names (); *n; n++)
+    if (g_str_has_prefix (*n, "fuse-"))
+      clinfer_compile_config_disable_pass (cfg, *n, NULL);
+  return cfg;
+}
+
 static ClinferPlan *
 plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
 {
   ClinferPlan *plan = g_new0 (ClinferPlan, 1);
-  ClinferPassContext ctx = { c->config, clinfer_graph_get_opset (c->model->graph, "") };
+  g_autoptr (ClinferCompileConfig) custom = pass_config (c, c->model->graph);
+  ClinferPassContext ctx = { custom ? custom : c->config,
+    clinfer_graph_get_opset (c->model->graph, "") };
   gint64 t0 = g_get_monotonic_time ();
 
   plan->graph = clinfer_graph_copy (c->model->graph);
@@ -336,12 +361,6 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
 
   if (config == NULL)
     config = defaults = clinfer_compile_config_new ();
-  if (config->config_file) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "%s: custom OpenCL kernels (config file) are not implemented yet",
-        config->config_file);
-    return NULL;
-  }
   if (config->custom_libs->len > 0) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
         "%s: custom CPU op libraries are not implemented yet",

@@ -387,23 +387,50 @@ check_host_match (const ClinferRemoteTensor *t, const ClinferTensor *host,
 }
 
 gboolean
-clinfer_remote_tensor_read (ClinferRemoteTensor *t, ClinferTensor *host,
-    GError **error)
+clinfer_remote_tensor_read_counted (ClinferRemoteTensor *t, ClinferTensor *host,
+    guint64 *copied, GError **error)
 {
-  guint64 copied = 0;
   gpointer p;
 
   if (!check_host_match (t, host, error))
     return FALSE;
   if (t->span == 0)
     return TRUE;
-  if (!(p = t->klass->map (t, FALSE, &copied, error)))
+  if (!(p = t->klass->map (t, FALSE, copied, error)))
     return FALSE;
   clinfer_copy_strided (clinfer_tensor_get_data (host),
       clinfer_tensor_get_strides (host), p, t->strides, &t->shape,
       clinfer_element_type_size (t->type));
-  t->klass->unmap (t, p, FALSE, &copied);
+  t->klass->unmap (t, p, FALSE, copied);
   return TRUE;
+}
+
+gboolean
+clinfer_remote_tensor_write_counted (ClinferRemoteTensor *t,
+    const ClinferTensor *host, guint64 *copied, GError **error)
+{
+  gpointer p;
+
+  if (!check_host_match (t, host, error))
+    return FALSE;
+  if (t->span == 0)
+    return TRUE;
+  if (!(p = t->klass->map (t, TRUE, copied, error)))
+    return FALSE;
+  clinfer_copy_strided (p, t->strides, clinfer_tensor_get_const_data (host),
+      clinfer_tensor_get_strides (host), &t->shape,
+      clinfer_element_type_size (t->type));
+  t->klass->unmap (t, p, TRUE, copied);
+  return TRUE;
+}
+
+gboolean
+clinfer_remote_tensor_read (ClinferRemoteTensor *t, ClinferTensor *host,
+    GError **error)
+{
+  guint64 copied = 0;
+
+  return clinfer_remote_tensor_read_counted (t, host, &copied, error);
 }
 
 gboolean
@@ -411,17 +438,6 @@ clinfer_remote_tensor_write (ClinferRemoteTensor *t, const ClinferTensor *host,
     GError **error)
 {
   guint64 copied = 0;
-  gpointer p;
 
-  if (!check_host_match (t, host, error))
-    return FALSE;
-  if (t->span == 0)
-    return TRUE;
-  if (!(p = t->klass->map (t, TRUE, &copied, error)))
-    return FALSE;
-  clinfer_copy_strided (p, t->strides, clinfer_tensor_get_const_data (host),
-      clinfer_tensor_get_strides (host), &t->shape,
-      clinfer_element_type_size (t->type));
-  t->klass->unmap (t, p, TRUE, &copied);
-  return TRUE;
+  return clinfer_remote_tensor_write_counted (t, host, &copied, error);
 }

@@ -81,6 +81,9 @@ struct _ClinferDeviceClass {
       GError **error);
   void (*free_run) (ClinferDeviceRun *run);
   gboolean (*run) (ClinferDeviceRun *run, ClinferRunIO *io, GError **error);
+  /* TRUE when the device replaces op type @op_type by its own (custom)
+   * kernel; the fusion passes then leave the graph alone. May be NULL. */
+  gboolean (*handles_op_type) (ClinferDevice *device, const char *op_type);
   /* Remote tensors on this device: new memory (@host NULL, @handle NULL),
    * wrapped host memory (@host) or a wrapped native handle (@handle). */
   ClinferRemoteTensor *(*create_remote) (ClinferRemoteContext *context,
@@ -172,6 +175,12 @@ ClinferRemoteTensor *clinfer_remote_tensor_alloc (const ClinferRemoteTensorClass
 /* Sets property @key (takes a floating @value). */
 void clinfer_remote_tensor_set_property (ClinferRemoteTensor *tensor,
     const char *key, GVariant *value);
+/* clinfer_remote_tensor_read() / write() adding the bytes the map moved
+ * between device and host memory to *copied. */
+gboolean clinfer_remote_tensor_read_counted (ClinferRemoteTensor *tensor,
+    ClinferTensor *host, guint64 *copied, GError **error);
+gboolean clinfer_remote_tensor_write_counted (ClinferRemoteTensor *tensor,
+    const ClinferTensor *host, guint64 *copied, GError **error);
 /* Copies @src into @dst, element by element when the byte strides differ
  * (same type and shape; rank <= 8). */
 void clinfer_copy_strided (guint8 *dst, const int64_t *dst_strides,

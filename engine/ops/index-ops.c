@@ -55,16 +55,6 @@ norm_index (const ClinferNode *node, int64_t v, int64_t dim, int64_t *out,
   return TRUE;
 }
 
-static gboolean
-get_axis_attr (const ClinferNode *node, int64_t def, int rank, int *axis,
-    GError **error)
-{
-  int64_t a;
-
-  return clinfer_node_attr_int (node, "axis", def, &a, error)
-      && clinfer_op_normalize_axis (node, a, rank, axis, error);
-}
-
 static float
 half_load (ClinferElementType t, const guint8 *p)
 {
@@ -125,7 +115,7 @@ infer_gather_elements (const ClinferNode *node, const ClinferValueInfo *in,
   out[0].shape = in[1].shape;
   if (in[0].shape.rank < 0 || in[1].shape.rank < 0)
     return TRUE;
-  return get_axis_attr (node, 0, in[0].shape.rank, &axis, error)
+  return clinfer_op_axis_attr (node, 0, in[0].shape.rank, &axis, error)
       && check_elements_shapes (node, &in[0].shape, &in[1].shape, axis, error);
 }
 
@@ -168,7 +158,7 @@ eval_gather_elements (const ClinferNode *node, ClinferTensor *const *in,
   g_autofree int64_t *offs = NULL;
   int axis;
 
-  if (!get_axis_attr (node, 0, ds->rank, &axis, error)
+  if (!clinfer_op_axis_attr (node, 0, ds->rank, &axis, error)
       || !check_elements_shapes (node, ds, clinfer_tensor_get_shape (in[1]), axis,
           error)
       || (offs = elements_offsets (node, ds, in[1], axis, error)) == NULL)
@@ -295,7 +285,7 @@ infer_scatter_elements (const ClinferNode *node, const ClinferValueInfo *in,
         clinfer_node_label (node));
     return FALSE;
   }
-  return get_axis_attr (node, 0, in[0].shape.rank, &axis, error)
+  return clinfer_op_axis_attr (node, 0, in[0].shape.rank, &axis, error)
       && check_elements_shapes (node, &in[0].shape, &in[1].shape, axis, error);
 }
 
@@ -313,7 +303,7 @@ eval_scatter_elements (const ClinferNode *node, ClinferTensor *const *in,
   g_autofree int64_t *offs = NULL;
   int axis;
 
-  if (!get_axis_attr (node, 0, ds->rank, &axis, error)
+  if (!clinfer_op_axis_attr (node, 0, ds->rank, &axis, error)
       || !check_elements_shapes (node, ds, clinfer_tensor_get_shape (in[1]), axis,
           error))
     return FALSE;
@@ -552,7 +542,7 @@ infer_onehot (const ClinferNode *node, const ClinferValueInfo *in,
         CLINFER_MAX_RANK);
     return FALSE;
   }
-  if (!get_axis_attr (node, -1, is->rank + 1, &axis, error)
+  if (!clinfer_op_axis_attr (node, -1, is->rank + 1, &axis, error)
       || (in[1].value && !onehot_depth (node, in[1].value, &depth, error)))
     return FALSE;
   out[0].shape.rank = is->rank + 1;
@@ -573,7 +563,7 @@ eval_onehot (const ClinferNode *node, ClinferTensor *const *in,
   int axis;
 
   if (!onehot_depth (node, in[1], &depth, error)
-      || !get_axis_attr (node, -1, os->rank, &axis, error))
+      || !clinfer_op_axis_attr (node, -1, os->rank, &axis, error))
     return FALSE;
   if (clinfer_tensor_get_n_elements (in[2]) != 2 || os->dims[axis] != depth) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,

@@ -358,14 +358,9 @@ tile_repeats (const ClinferNode *node, const ClinferTensor *const *vals,
       reps[i] = 1;
     reps[axis] = clinfer_tensor_get_as_int64 (vals[0], 0);
   } else {
-    if (!clinfer_op_read_int_list (node, vals[0], "repeats", &v, &n, error))
+    if (!clinfer_op_read_int_list (node, vals[0], "repeats", &v, &n, error)
+        || !clinfer_op_check_list_len (node, "repeats", n, rank, error))
       return FALSE;
-    if (n != (gsize) rank) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: repeats has %" G_GSIZE_FORMAT " entries for an input of rank %d",
-          clinfer_node_label (node), n, rank);
-      return FALSE;
-    }
     memcpy (reps, v, n * sizeof (int64_t));
   }
   for (int i = 0; i < rank; i++)

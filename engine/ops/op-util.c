@@ -17,6 +17,16 @@ clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis, int rank,
 }
 
 gboolean
+clinfer_op_axis_attr (const ClinferNode *node, int64_t def, int rank,
+    int *axis, GError **error)
+{
+  int64_t a;
+
+  return clinfer_node_attr_int (node, "axis", def, &a, error)
+      && clinfer_op_normalize_axis (node, a, rank, axis, error);
+}
+
+gboolean
 clinfer_op_require_input (const ClinferNode *node, const ClinferValueInfo *in,
     guint i, GError **error)
 {
@@ -48,6 +58,18 @@ clinfer_op_read_int_list (const ClinferNode *node, const ClinferTensor *t,
   for (int64_t i = 0; i < count; i++)
     (*out)[i] = clinfer_tensor_get_as_int64 (t, i);
   return TRUE;
+}
+
+gboolean
+clinfer_op_check_list_len (const ClinferNode *node, const char *what,
+    gsize n, int rank, GError **error)
+{
+  if (n == (gsize) rank)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+      "%s: %s has %" G_GSIZE_FORMAT " entries for an input of rank %d",
+      clinfer_node_label (node), what, n, rank);
+  return FALSE;
 }
 
 void

@@ -104,6 +104,9 @@ extern const ClinferOpDef clinfer_ops_convtranspose[];
 /* Normalises a possibly negative @axis against @rank; error names node. */
 gboolean clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis,
     int rank, int *out, GError **error);
+/* Reads attribute "axis" (@def when absent) normalised against @rank. */
+gboolean clinfer_op_axis_attr (const ClinferNode *node, int64_t def, int rank,
+    int *axis, GError **error);
 /* Requires in[i] to be present with a known rank; error names node. */
 gboolean clinfer_op_require_input (const ClinferNode *node,
     const ClinferValueInfo *in, guint i, GError **error);
@@ -111,6 +114,10 @@ gboolean clinfer_op_require_input (const ClinferNode *node,
 gboolean clinfer_op_read_int_list (const ClinferNode *node,
     const ClinferTensor *t, const char *what, int64_t **out, gsize *n,
     GError **error);
+/* A list of one entry per dimension (@what: "sizes", "repeats"...) has
+ * @n entries for an input of rank @rank. */
+gboolean clinfer_op_check_list_len (const ClinferNode *node, const char *what,
+    gsize n, int rank, GError **error);
 /* Row-major strides in elements for @shape. */
 void clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides);
 /* Extents of @s before, at and after @axis: the [outer, dim, inner] view

@@ -151,14 +151,9 @@ resize_sizes (const ClinferNode *node, const ClinferShape *is,
   g_autofree int64_t *v = NULL;
   gsize n;
 
-  if (!clinfer_op_read_int_list (node, t, "sizes", &v, &n, error))
+  if (!clinfer_op_read_int_list (node, t, "sizes", &v, &n, error)
+      || !clinfer_op_check_list_len (node, "sizes", n, is->rank, error))
     return FALSE;
-  if (n != (gsize) is->rank) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: sizes has %" G_GSIZE_FORMAT " entries for an input of rank %d",
-        clinfer_node_label (node), n, is->rank);
-    return FALSE;
-  }
   for (int i = 0; i < is->rank; i++) {
     if (v[i] < 0 || v[i] > G_MAXINT32) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -176,12 +171,8 @@ static gboolean
 resize_scales (const ClinferNode *node, const ClinferShape *is,
     const float *s, gsize n, ResizeParams *p, GError **error)
 {
-  if (n != (gsize) is->rank) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: scales has %" G_GSIZE_FORMAT " entries for an input of rank %d",
-        clinfer_node_label (node), n, is->rank);
+  if (!clinfer_op_check_list_len (node, "scales", n, is->rank, error))
     return FALSE;
-  }
   for (int i = 0; i < is->rank; i++) {
     double o = (double) s[i] * (double) is->dims[i];
     if (!(s[i] > 0.f) || o > (double) G_MAXINT32) {

@@ -698,14 +698,13 @@ eval_gather (const ClinferNode *node, ClinferTensor *const *in,
 {
   const ClinferShape *ds = clinfer_tensor_get_shape (in[0]);
   gsize es = clinfer_element_type_size (clinfer_tensor_get_element_type (in[0]));
-  int64_t n_idx = clinfer_tensor_get_n_elements (in[1]), a = 0, outer, inner, len;
+  int64_t n_idx = clinfer_tensor_get_n_elements (in[1]), outer, inner, len;
   const guint8 *src = clinfer_tensor_get_const_data (in[0]);
   guint8 *dst = clinfer_tensor_get_data (out[0]);
   g_autofree int64_t *idx = g_new (int64_t, MAX (n_idx, 1));
   int axis;
 
-  clinfer_node_attr_int (node, "axis", 0, &a, NULL);
-  if (!clinfer_op_normalize_axis (node, a, ds->rank, &axis, error))
+  if (!clinfer_op_axis_attr (node, 0, ds->rank, &axis, error))
     return FALSE;
   len = ds->dims[axis];
   outer = dims_product (ds->dims, axis);

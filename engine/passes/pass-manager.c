@@ -14,8 +14,8 @@ static const ClinferPass passes[] = {
     "bias of the Conv before it (when the Conv feeds only it)", FALSE,
     clinfer_pass_fuse_conv_bn },
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
-    "LeakyRelu] chains into one FusedConv node", FALSE, clinfer_pass_fuse_conv,
-    TRUE },
+    "LeakyRelu] chains into one FusedConv node (compile only, not run by "
+    "clinfer-convert)", FALSE, clinfer_pass_fuse_conv, TRUE },
 };
 
 static const char *pass_names[G_N_ELEMENTS (passes) + 1];

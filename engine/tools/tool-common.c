@@ -2,6 +2,7 @@
  * read → inputs → compile → request sequence every CLI goes through. */
 #include "tool-common.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -138,6 +139,8 @@ tool_options_parse (ToolOptions *opts, const char *summary,
       "Print the version and exit", NULL },
     { "list-devices", 0, 0, G_OPTION_ARG_NONE, &opts->list_devices,
       "List the devices (CPU, GPU.N) and exit", NULL },
+    { "list-passes", 0, 0, G_OPTION_ARG_NONE, &opts->list_passes,
+      "List the compile passes (names for --disable-pass) and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opts->args_,
       NULL, "MODEL" },
     G_OPTION_ENTRY_NULL
@@ -156,7 +159,21 @@ tool_options_parse (ToolOptions *opts, const char *summary,
         err->message);
     return FALSE;
   }
+  if (opts->list_passes) {
+    tool_print_passes ();
+    exit (TOOL_EXIT_OK);
+  }
   return check_parsed (opts, error);
+}
+
+void
+tool_print_passes (void)
+{
+  const char *const *names = clinfer_pass_get_names ();
+
+  for (guint i = 0; names[i]; i++)
+    printf ("%-22s %s\n", names[i], clinfer_pass_get_description (names[i]));
+  fflush (stdout);
 }
 
 void
@@ -244,15 +261,16 @@ tool_compile_config_new (const ToolOptions *opts, GError **error)
         "unknown device '%s' (expected CPU, GPU, GPU.N or AUTO)", opts->device);
     return NULL;
   }
-  /* Until the GPU and custom-op work lands (then: pass them on). */
-  if (opts->config_file || opts->custom_libs) {
+  /* Until the custom-op work lands (then: pass them on). */
+  if (opts->custom_libs) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_NOT_IMPLEMENTED,
-        "%s is not implemented yet",
-        opts->config_file ? "--config-file" : "--custom-lib");
+        "--custom-lib is not implemented yet");
     return NULL;
   }
   if (opts->device)
     clinfer_compile_config_set_device (config, opts->device);
+  if (opts->config_file)
+    clinfer_compile_config_set_config_file (config, opts->config_file);
   clinfer_compile_config_set_threads (config, opts->threads);
   clinfer_compile_config_set_allow_fallback (config, !opts->no_fallback);
   for (guint i = 0; opts->disable_passes && opts->disable_passes[i]; i++) {

@@ -38,6 +38,7 @@ typedef struct {
   char **inputs;          /* NAME=FILE.npy */
   gboolean version;
   gboolean list_devices;  /* --list-devices: no MODEL needed */
+  gboolean list_passes;   /* --list-passes: printed and exit 0, as --help */
   char **args_;           /* positional arguments (internal) */
 } ToolOptions;
 
@@ -55,6 +56,8 @@ gboolean tool_options_parse (ToolOptions *opts, const char *summary,
  *   <name> index=<N|-> type=<CPU|GPU|...> fp16=<yes|no> platform="..."
  *   driver="..." device="..." */
 void tool_print_devices (void);
+/* Prints the compile passes in order, one "NAME  description" line each. */
+void tool_print_passes (void);
 
 /* Exit code for @error: 2 for usage errors and not-implemented features,
  * 1 otherwise. */

@@ -13,10 +13,11 @@ op_test_graph (int opset)
 }
 
 ClinferTensor *
-op_test_f32 (int rank, const int64_t *dims, const float *values)
+op_test_tensor (ClinferElementType type, int rank, const int64_t *dims,
+    gconstpointer values)
 {
   ClinferShape s = clinfer_shape_make (rank, dims);
-  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL);
+  ClinferTensor *t = clinfer_tensor_new (type, &s, NULL);
 
   g_assert_nonnull (t);
   if (values)
@@ -25,15 +26,15 @@ op_test_f32 (int rank, const int64_t *dims, const float *values)
 }
 
 ClinferTensor *
+op_test_f32 (int rank, const int64_t *dims, const float *values)
+{
+  return op_test_tensor (CLINFER_TYPE_F32, rank, dims, values);
+}
+
+ClinferTensor *
 op_test_i64 (int rank, const int64_t *dims, const int64_t *values)
 {
-  ClinferShape s = clinfer_shape_make (rank, dims);
-  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_I64, &s, NULL);
-
-  g_assert_nonnull (t);
-  if (values)
-    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
-  return t;
+  return op_test_tensor (CLINFER_TYPE_I64, rank, dims, values);
 }
 
 ClinferTensor *
@@ -45,6 +46,22 @@ op_test_random (GRand *rand, int rank, const int64_t *dims)
   for (int64_t i = 0; i < clinfer_tensor_get_n_elements (t); i++)
     p[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
   return t;
+}
+
+ClinferNode *
+op_test_constant (ClinferGraph *g, const char *name, ClinferElementType type,
+    int rank, const int64_t *dims, gconstpointer values)
+{
+  g_autoptr (ClinferTensor) t = op_test_tensor (type, rank, dims, values);
+
+  return clinfer_graph_add_constant (g, name, t);
+}
+
+ClinferNode *
+op_test_input_like (ClinferGraph *g, const char *name, const ClinferTensor *t)
+{
+  return clinfer_graph_add_input (g, name, clinfer_tensor_get_element_type (t),
+      clinfer_tensor_get_shape (t));
 }
 
 ClinferNode *
@@ -74,6 +91,18 @@ op_test_prepare (ClinferGraph *g, GError **error)
   return TRUE;
 }
 
+void
+op_test_assert_node_error (ClinferGraph *g, const char *name, int code)
+{
+  GError *err = NULL;
+
+  g_assert_false (op_test_prepare (g, &err));
+  g_assert_error (err, CLINFER_ERROR, code);
+  if (strstr (err->message, name) == NULL)
+    g_test_fail_printf ("error '%s' does not name node '%s'", err->message, name);
+  g_error_free (err);
+}
+
 ClinferTensor **
 op_test_eval (ClinferNode *node, ClinferTensor *const *inputs, GError **error)
 {
@@ -99,6 +128,18 @@ op_test_free_outputs (ClinferNode *node, ClinferTensor **outputs)
     if (outputs[i])
       clinfer_tensor_unref (outputs[i]);
   g_free (outputs);
+}
+
+ClinferTensor *
+op_test_eval_output (ClinferNode *node, ClinferTensor *const *inputs)
+{
+  GError *err = NULL;
+  ClinferTensor **out = op_test_eval (node, inputs, &err), *y;
+
+  g_assert_no_error (err);
+  y = clinfer_tensor_ref (out[0]);
+  op_test_free_outputs (node, out);
+  return y;
 }
 
 /* Value of port @ref: a constant, a bound input or an evaluated output. */
@@ -145,6 +186,75 @@ op_test_run_graph (ClinferGraph *g, ClinferTensor *const *inputs, GError **error
   }
   o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
   return clinfer_tensor_ref (port_value (values, o->ref));
+}
+
+ClinferModel *
+op_test_model (ClinferGraph *g, int opset, GError **error)
+{
+  ClinferModel *m;
+
+  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (opset));
+  for (guint i = 0; i < g->nodes->len; i++)
+    ((ClinferNode *) g_ptr_array_index (g->nodes, i))->opset = opset;
+  if (!clinfer_graph_resolve_ops (g, error)) {
+    clinfer_graph_free (g);
+    return NULL;
+  }
+  m = g_new0 (ClinferModel, 1);
+  m->ref_count = 1;
+  m->path = g_strdup (g->origin);
+  m->graph = g;
+  return m;
+}
+
+ClinferCompiled *
+op_test_compile (ClinferGraph *g, int opset, GError **error)
+{
+  g_autoptr (ClinferModel) m = op_test_model (g, opset, error);
+
+  return m ? clinfer_compile (m, NULL, error) : NULL;
+}
+
+ClinferRequest *
+op_test_run_compiled (ClinferGraph *g, int opset, ClinferTensor *const *inputs,
+    guint n_inputs)
+{
+  GError *err = NULL;
+  g_autoptr (ClinferCompiled) c = op_test_compile (g, opset, &err);
+  ClinferRequest *r;
+
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  g_assert_no_error (err);
+  for (guint i = 0; i < n_inputs; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i, inputs[i], &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  return r;
+}
+
+ClinferTensor *
+op_test_run_compiled_output (ClinferGraph *g, int opset,
+    ClinferTensor *const *inputs, guint n_inputs)
+{
+  g_autoptr (ClinferRequest) r = op_test_run_compiled (g, opset, inputs,
+      n_inputs);
+  GError *err = NULL;
+  ClinferTensor *y = clinfer_tensor_copy (clinfer_request_get_output (r, 0),
+      &err);
+
+  g_assert_no_error (err);
+  return y;
+}
+
+void
+op_test_assert_shape (const ClinferTensor *t, int rank, const int64_t *dims)
+{
+  ClinferShape want = clinfer_shape_make (rank, dims);
+  g_autofree char *a = clinfer_shape_to_string (clinfer_tensor_get_shape (t));
+  g_autofree char *b = clinfer_shape_to_string (&want);
+
+  g_assert_cmpstr (a, ==, b);
 }
 
 void

@@ -1,18 +1,30 @@
 /* clinfer — helpers shared by the op tests: graphs built in memory, random
- * and literal tensors, a small graph interpreter on the reference evals and
- * the f32 closeness check of the design brief. */
+ * and literal tensors, a small graph interpreter on the reference evals,
+ * compiling and running such graphs, and the f32 closeness check of the
+ * design brief. */
 #pragma once
 
 #include <clinfer/clinfer.h>
+#include "core/internal.h"
 #include "ops/op.h"
 #include "passes/passes.h"
 
 /* Graph importing the default domain at @opset. */
 ClinferGraph *op_test_graph (int opset);
+/* Tensor of @type holding @values (NULL: zeros). */
+ClinferTensor *op_test_tensor (ClinferElementType type, int rank,
+    const int64_t *dims, gconstpointer values);
 ClinferTensor *op_test_f32 (int rank, const int64_t *dims, const float *values);
 ClinferTensor *op_test_i64 (int rank, const int64_t *dims, const int64_t *values);
 /* Uniform values in [-1, 1). */
 ClinferTensor *op_test_random (GRand *rand, int rank, const int64_t *dims);
+/* Constant node @name holding a new tensor of @type with @values. */
+ClinferNode *op_test_constant (ClinferGraph *g, const char *name,
+    ClinferElementType type, int rank, const int64_t *dims,
+    gconstpointer values);
+/* Graph input @name with @t's type and shape. */
+ClinferNode *op_test_input_like (ClinferGraph *g, const char *name,
+    const ClinferTensor *t);
 /* Node whose output i is named "<name>:i"; @inputs (n_in entries, NULL =
  * absent) are read from their output 0. */
 ClinferNode *op_test_node (ClinferGraph *g, const char *op_type,
@@ -25,10 +37,33 @@ gboolean op_test_prepare (ClinferGraph *g, GError **error);
 ClinferTensor **op_test_eval (ClinferNode *node, ClinferTensor *const *inputs,
     GError **error);
 void op_test_free_outputs (ClinferNode *node, ClinferTensor **outputs);
+/* op_test_eval () asserting success; returns output 0 (transfer full). */
+ClinferTensor *op_test_eval_output (ClinferNode *node,
+    ClinferTensor *const *inputs);
 /* Runs the whole graph on the reference evals; @inputs follow g->inputs.
  * Returns graph output 0 (transfer full). */
 ClinferTensor *op_test_run_graph (ClinferGraph *g, ClinferTensor *const *inputs,
     GError **error);
+/* Expects resolving or inferring @g to fail with @code, the message naming
+ * node @name. */
+void op_test_assert_node_error (ClinferGraph *g, const char *name, int code);
+
+/* Wraps @g (taken over) as a model at @opset (every node at that opset)
+ * and resolves its ops; NULL with @error (and @g freed) on failure. */
+ClinferModel *op_test_model (ClinferGraph *g, int opset, GError **error);
+/* op_test_model () compiled; NULL with @error on failure. */
+ClinferCompiled *op_test_compile (ClinferGraph *g, int opset, GError **error);
+/* Compiles @g (taken over) at @opset, binds @inputs in graph-input order
+ * and runs it once, asserting that every step succeeds. */
+ClinferRequest *op_test_run_compiled (ClinferGraph *g, int opset,
+    ClinferTensor *const *inputs, guint n_inputs);
+/* The same, returning a copy of output 0. */
+ClinferTensor *op_test_run_compiled_output (ClinferGraph *g, int opset,
+    ClinferTensor *const *inputs, guint n_inputs);
+
+/* @t has shape @dims (@rank of them). */
+void op_test_assert_shape (const ClinferTensor *t, int rank,
+    const int64_t *dims);
 /* max |got - ref| <= 1e-4 * max (1, max |ref|), same shape. */
 void op_test_assert_close (const ClinferTensor *got, const ClinferTensor *ref,
     const char *what);

@@ -1,24 +1,11 @@
 /* clinfer — unit tests of the engine core: tensors, shapes, broadcasting,
  * graph order and cycles, constant folding, dead nodes, memory planning
  * and request errors, on graphs built in memory. */
-#include <clinfer/clinfer.h>
-#include "core/internal.h"
-#include "passes/passes.h"
+#include "op-test-util.h"
 #include <math.h>
 #include <string.h>
 
 /* ---- helpers ---- */
-
-static ClinferTensor *
-make_f32 (int rank, const int64_t *dims, const float *values)
-{
-  ClinferShape s = clinfer_shape_make (rank, dims);
-  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL);
-  g_assert_nonnull (t);
-  if (values)
-    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
-  return t;
-}
 
 static ClinferNode *
 add_op (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
@@ -33,21 +20,15 @@ add_op (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
   return n;
 }
 
-/* Wraps a graph built in memory as a model (the model takes ownership). */
+/* Wraps a graph built in memory as a model at opset 13 (the model takes
+ * ownership). */
 static ClinferModel *
 model_from_graph (ClinferGraph *g)
 {
-  ClinferModel *m = g_new0 (ClinferModel, 1);
   GError *err = NULL;
+  ClinferModel *m = op_test_model (g, 13, &err);
 
-  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (13));
-  for (guint i = 0; i < g->nodes->len; i++)
-    ((ClinferNode *) g_ptr_array_index (g->nodes, i))->opset = 13;
-  g_assert_true (clinfer_graph_resolve_ops (g, &err));
   g_assert_no_error (err);
-  m->ref_count = 1;
-  m->path = g_strdup ("<test>");
-  m->graph = g;
   return m;
 }
 
@@ -57,7 +38,7 @@ static void
 test_tensor_basics (void)
 {
   int64_t dims[] = { 2, 3 };
-  g_autoptr (ClinferTensor) t = make_f32 (2, dims, NULL);
+  g_autoptr (ClinferTensor) t = op_test_f32 (2, dims, NULL);
   float data[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
   int64_t strides[] = { 16, 4 };   /* rows padded to 4 floats */
   ClinferShape s = clinfer_shape_make (2, dims);
@@ -204,8 +185,8 @@ build_fold_model (void)
   int64_t d[] = { 2 };
   ClinferShape s = clinfer_shape_make (1, d);
   float v1[] = { 1, 2 }, v2[] = { 10, 20 };
-  g_autoptr (ClinferTensor) t1 = make_f32 (1, d, v1);
-  g_autoptr (ClinferTensor) t2 = make_f32 (1, d, v2);
+  g_autoptr (ClinferTensor) t1 = op_test_f32 (1, d, v1);
+  g_autoptr (ClinferTensor) t2 = op_test_f32 (1, d, v2);
   ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
   ClinferNode *c1 = clinfer_graph_add_constant (g, "c1", t1);
   ClinferNode *c2 = clinfer_graph_add_constant (g, "c2", t2);
@@ -228,7 +209,7 @@ run_fold_model (ClinferCompileConfig *cfg, guint expect_steps)
   g_autoptr (ClinferRequest) r = NULL;
   int64_t d[] = { 2 };
   float xv[] = { 100, 200 };
-  g_autoptr (ClinferTensor) x = make_f32 (1, d, xv);
+  g_autoptr (ClinferTensor) x = op_test_f32 (1, d, xv);
   const float *z;
 
   g_assert_no_error (err);
@@ -296,7 +277,7 @@ test_memory_planning_reuses_buffers (void)
   g_assert_cmpuint (clinfer_compiled_get_unplanned_size (c), ==, 6 * one);
   g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 2 * one);
   /* and the result is still right with buffers shared */
-  x = make_f32 (2, d, NULL);
+  x = op_test_f32 (2, d, NULL);
   xp = clinfer_tensor_get_data (x);
   for (int i = 0; i < 256 * 1024; i++)
     xp[i] = (float) (i % 7) - 3.f;
@@ -316,7 +297,7 @@ test_request_rejects_bad_inputs (void)
   g_autoptr (ClinferCompiled) c = clinfer_compile (m, NULL, &err);
   g_autoptr (ClinferRequest) r = clinfer_compiled_create_request (c, &err);
   int64_t d3[] = { 3 }, d2[] = { 2 };
-  g_autoptr (ClinferTensor) wrong_shape = make_f32 (1, d3, NULL);
+  g_autoptr (ClinferTensor) wrong_shape = op_test_f32 (1, d3, NULL);
   ClinferShape s2 = clinfer_shape_make (1, d2);
   g_autoptr (ClinferTensor) wrong_type = clinfer_tensor_new (CLINFER_TYPE_I64,
       &s2, NULL);
@@ -360,24 +341,16 @@ test_broadcast_add (void)
   ClinferShape sa = clinfer_shape_make (3, da), sb = clinfer_shape_make (2, db);
   ClinferNode *a = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &sa);
   ClinferNode *b = clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &sb);
-  g_autoptr (ClinferModel) m = NULL;
-  g_autoptr (ClinferCompiled) c = NULL;
-  g_autoptr (ClinferRequest) r = NULL;
   float av[6] = { 1, 2, 3, 4, 5, 6 }, bv[4] = { 10, 20, 30, 40 };
-  g_autoptr (ClinferTensor) ta = make_f32 (3, da, av);
-  g_autoptr (ClinferTensor) tb = make_f32 (2, db, bv);
+  g_autoptr (ClinferTensor) ta = op_test_f32 (3, da, av);
+  g_autoptr (ClinferTensor) tb = op_test_f32 (2, db, bv);
+  ClinferTensor *ins[] = { ta, tb };
+  g_autoptr (ClinferRequest) r = NULL;
   ClinferTensor *out;
   const float *o;
-  GError *err = NULL;
 
   clinfer_graph_add_output (g, (ClinferPortRef) { add_op (g, "Add", "y", a, b), 0 }, "y");
-  m = model_from_graph (g);
-  c = clinfer_compile (m, NULL, &err);
-  g_assert_no_error (err);
-  r = clinfer_compiled_create_request (c, &err);
-  clinfer_request_set_input (r, "a", ta, &err);
-  clinfer_request_set_input (r, "b", tb, &err);
-  g_assert_true (clinfer_request_infer (r, &err));
+  r = op_test_run_compiled (g, 13, ins, 2);
   out = clinfer_request_get_output (r, 0);
   g_assert_cmpint (clinfer_tensor_get_shape (out)->dims[1], ==, 4);
   o = clinfer_tensor_get_const_data (out);
@@ -427,7 +400,7 @@ test_dynamic_input_shapes (void)
   r = clinfer_compiled_create_request (c, &err);
   for (int64_t rows = 1; rows <= 4; rows++) {
     int64_t dd[] = { rows, 3 };
-    g_autoptr (ClinferTensor) t = make_f32 (2, dd, NULL);
+    g_autoptr (ClinferTensor) t = op_test_f32 (2, dd, NULL);
     ((float *) clinfer_tensor_get_data (t))[rows * 3 - 1] = -1.f - rows;
     ((float *) clinfer_tensor_get_data (t))[0] = (float) rows;
     g_assert_true (clinfer_request_set_input (r, "x", t, &err));

@@ -2,34 +2,11 @@
  * small graphs built in memory: legacy broadcasting, integer Mod, Pow with
  * mixed types, Where, Clip on integers, Round, large broadcast tiles and
  * attribute/type errors naming the node. */
-#include <clinfer/clinfer.h>
-#include "core/internal.h"
-#include "ops/op.h"
+#include "op-test-util.h"
 #include <math.h>
 #include <string.h>
 
 /* ---- helpers ---- */
-
-static ClinferTensor *
-make_tensor (ClinferElementType type, int rank, const int64_t *dims,
-    gconstpointer values)
-{
-  ClinferShape s = clinfer_shape_make (rank, dims);
-  ClinferTensor *t = clinfer_tensor_new (type, &s, NULL);
-
-  g_assert_nonnull (t);
-  if (values)
-    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
-  return t;
-}
-
-/* Adds graph input @name with @t's type and shape. */
-static ClinferNode *
-add_input (ClinferGraph *g, const char *name, const ClinferTensor *t)
-{
-  return clinfer_graph_add_input (g, name, clinfer_tensor_get_element_type (t),
-      clinfer_tensor_get_shape (t));
-}
 
 /* Adds node @op named @name reading @ins (NULL entries = absent) and
  * makes its output the graph output "y". */
@@ -45,50 +22,6 @@ add_op (ClinferGraph *g, const char *op, const char *name, guint n_in,
   return n;
 }
 
-/* Wraps @g (owned) as a model at @opset; NULL with @error when op
- * resolution (prepare) fails. */
-static ClinferModel *
-model_at (ClinferGraph *g, int opset, GError **error)
-{
-  ClinferModel *m;
-
-  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (opset));
-  for (guint i = 0; i < g->nodes->len; i++)
-    ((ClinferNode *) g_ptr_array_index (g->nodes, i))->opset = opset;
-  if (!clinfer_graph_resolve_ops (g, error)) {
-    clinfer_graph_free (g);
-    return NULL;
-  }
-  m = g_new0 (ClinferModel, 1);
-  m->ref_count = 1;
-  m->path = g_strdup ("<test>");
-  m->graph = g;
-  return m;
-}
-
-/* Compiles @g at @opset, feeds inputs "a", "b", "c" (as many as given) and
- * returns a copy of output 0. */
-static ClinferTensor *
-run_graph (ClinferGraph *g, int opset, guint n, ClinferTensor *const *inputs)
-{
-  static const char *names[] = { "a", "b", "c" };
-  GError *err = NULL;
-  g_autoptr (ClinferModel) m = model_at (g, opset, &err);
-  g_autoptr (ClinferCompiled) c = NULL;
-  g_autoptr (ClinferRequest) r = NULL;
-
-  g_assert_no_error (err);
-  c = clinfer_compile (m, NULL, &err);
-  g_assert_no_error (err);
-  r = clinfer_compiled_create_request (c, &err);
-  g_assert_no_error (err);
-  for (guint i = 0; i < n; i++)
-    g_assert_true (clinfer_request_set_input (r, names[i], inputs[i], &err));
-  g_assert_true (clinfer_request_infer (r, &err));
-  g_assert_no_error (err);
-  return clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
-}
-
 /* Builds "y = op (a[, b[, c]])" on graph inputs and runs it. */
 static ClinferTensor *
 run_op (const char *op, int opset, guint n, ClinferTensor *const *inputs,
@@ -100,11 +33,11 @@ run_op (const char *op, int opset, guint n, ClinferTensor *const *inputs,
   ClinferNode *node;
 
   for (guint i = 0; i < n; i++)
-    ins[i] = add_input (g, names[i], inputs[i]);
+    ins[i] = op_test_input_like (g, names[i], inputs[i]);
   node = add_op (g, op, "op", n, ins);
   if (attr)
     clinfer_node_set_attr (node, attr, value);
-  return run_graph (g, opset, n, inputs);
+  return op_test_run_compiled_output (g, opset, inputs, n);
 }
 
 /* ---- tests ---- */
@@ -115,18 +48,19 @@ test_legacy_broadcast_axis (void)
 {
   int64_t da[] = { 2, 3 }, db[] = { 2 };
   float av[] = { 1, 2, 3, 4, 5, 6 }, bv[] = { 10, 20 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 2, da, av);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_F32, 1, db, bv);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 2, da, av);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_F32, 1, db, bv);
   ClinferTensor *ins[] = { a, b };
   ClinferGraph *g = clinfer_graph_new ("t", "<test>");
-  ClinferNode *nodes[] = { add_input (g, "a", a), add_input (g, "b", b) };
+  ClinferNode *nodes[] = { op_test_input_like (g, "a", a),
+    op_test_input_like (g, "b", b) };
   ClinferNode *add = add_op (g, "Add", "legacy_add", 2, nodes);
   g_autoptr (ClinferTensor) y = NULL;
   const float *o;
 
   clinfer_node_set_attr (add, "broadcast", clinfer_attr_new_int (1));
   clinfer_node_set_attr (add, "axis", clinfer_attr_new_int (0));
-  y = run_graph (g, 6, 2, ins);
+  y = op_test_run_compiled_output (g, 6, ins, 2);
   g_assert_cmpint (clinfer_tensor_get_shape (y)->rank, ==, 2);
   o = clinfer_tensor_get_const_data (y);
   for (int i = 0; i < 6; i++)
@@ -141,8 +75,8 @@ test_mod_integer_sign_rules (void)
   int64_t d[] = { 5 };
   int32_t av[] = { -4, 7, 5, -3, 9 }, bv[] = { 3, -3, -2, 2, 0 };
   int32_t py[] = { 2, -2, -1, 1, 0 }, c[] = { -1, 1, 1, -1, 0 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_I32, 1, d, av);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_I32, 1, d, bv);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_I32, 1, d, av);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_I32, 1, d, bv);
   ClinferTensor *ins[] = { a, b };
   g_autoptr (ClinferTensor) y0 = run_op ("Mod", 13, 2, ins, NULL, NULL);
   g_autoptr (ClinferTensor) y1 = run_op ("Mod", 13, 2, ins, "fmod",
@@ -161,8 +95,8 @@ test_pow_mixed_types (void)
   int64_t d[] = { 3 };
   float av[] = { 2, -3, 0.5f };
   int64_t bv[] = { 3, 2, -1 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 1, d, av);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_I64, 1, d, bv);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 1, d, av);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_I64, 1, d, bv);
   ClinferTensor *ins[] = { a, b };
   g_autoptr (ClinferTensor) y = run_op ("Pow", 15, 2, ins, NULL, NULL);
   const float *o = clinfer_tensor_get_const_data (y);
@@ -180,9 +114,9 @@ test_where_broadcast (void)
   int64_t dc[] = { 2, 1 }, dx[] = { 3 };
   uint8_t cv[] = { 1, 0 };
   int64_t xv[] = { 1, 2, 3 }, yv[] = { -7 };
-  g_autoptr (ClinferTensor) c = make_tensor (CLINFER_TYPE_BOOL, 2, dc, cv);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_I64, 1, dx, xv);
-  g_autoptr (ClinferTensor) s = make_tensor (CLINFER_TYPE_I64, 0, NULL, yv);
+  g_autoptr (ClinferTensor) c = op_test_tensor (CLINFER_TYPE_BOOL, 2, dc, cv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_I64, 1, dx, xv);
+  g_autoptr (ClinferTensor) s = op_test_tensor (CLINFER_TYPE_I64, 0, NULL, yv);
   ClinferTensor *ins[] = { c, x, s };
   g_autoptr (ClinferTensor) y = run_op ("Where", 16, 3, ins, NULL, NULL);
   const int64_t *o = clinfer_tensor_get_const_data (y);
@@ -200,8 +134,8 @@ test_clip_int8 (void)
 {
   int64_t d[] = { 4 };
   int8_t xv[] = { -128, -5, 0, 127 }, lo[] = { -4 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_I8, 1, d, xv);
-  g_autoptr (ClinferTensor) m = make_tensor (CLINFER_TYPE_I8, 0, NULL, lo);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_I8, 1, d, xv);
+  g_autoptr (ClinferTensor) m = op_test_tensor (CLINFER_TYPE_I8, 0, NULL, lo);
   ClinferTensor *ins[] = { x, m };
   g_autoptr (ClinferTensor) y = run_op ("Clip", 13, 2, ins, NULL, NULL);
   const int8_t *o = clinfer_tensor_get_const_data (y);
@@ -218,7 +152,7 @@ test_round_half_to_even (void)
   int64_t d[] = { 7 };
   float xv[] = { 0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, -2.6f };
   float expect[] = { 0, 2, 2, -0.f, -2, 2, -3 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 1, d, xv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 1, d, xv);
   ClinferTensor *ins[] = { x };
   g_autoptr (ClinferTensor) y = run_op ("Round", 11, 1, ins, NULL, NULL);
   const float *o = clinfer_tensor_get_const_data (y);
@@ -233,8 +167,8 @@ static void
 test_large_broadcast_mul (void)
 {
   int64_t da[] = { 3, 40000 }, db[] = { 40000 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 2, da, NULL);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_F32, 1, db, NULL);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 2, da, NULL);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_F32, 1, db, NULL);
   ClinferTensor *ins[] = { a, b };
   float *pa = clinfer_tensor_get_data (a), *pb = clinfer_tensor_get_data (b);
   g_autoptr (ClinferTensor) y = NULL;
@@ -256,9 +190,9 @@ test_variadic_max_broadcast (void)
 {
   int64_t d0[] = { 2, 2 }, d1[] = { 2 }, d2[] = { 2, 1 };
   float v0[] = { 1, 5, 3, 0 }, v1[] = { 2, 2 }, v2[] = { 4, -1 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 2, d0, v0);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_F32, 1, d1, v1);
-  g_autoptr (ClinferTensor) c = make_tensor (CLINFER_TYPE_F32, 2, d2, v2);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 2, d0, v0);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_F32, 1, d1, v1);
+  g_autoptr (ClinferTensor) c = op_test_tensor (CLINFER_TYPE_F32, 2, d2, v2);
   ClinferTensor *ins[] = { a, b, c };
   g_autoptr (ClinferTensor) y = run_op ("Max", 13, 3, ins, NULL, NULL);
   const float *o = clinfer_tensor_get_const_data (y);
@@ -280,7 +214,7 @@ test_bitshift_rejects_bad_direction (void)
   GError *err = NULL;
 
   clinfer_node_set_attr (n, "direction", clinfer_attr_new_string ("UP"));
-  g_assert_null (model_at (g, 11, &err));
+  g_assert_null (op_test_model (g, 11, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (err->message, "shift_up"));
   g_assert_nonnull (strstr (err->message, "direction"));
@@ -299,7 +233,7 @@ test_add_rejects_mixed_types (void)
   GError *err = NULL;
 
   add_op (g, "Add", "mixed_add", 2, ins);
-  m = model_at (g, 14, &err);
+  m = op_test_model (g, 14, &err);
   g_assert_no_error (err);
   g_assert_null (clinfer_compile (m, NULL, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH);
@@ -318,7 +252,7 @@ test_sigmoid_rejects_integers (void)
   GError *err = NULL;
 
   add_op (g, "Sigmoid", "int_sigmoid", 1, ins);
-  m = model_at (g, 13, &err);
+  m = op_test_model (g, 13, &err);
   g_assert_no_error (err);
   g_assert_null (clinfer_compile (m, NULL, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH);

@@ -1,34 +1,10 @@
 /* clinfer — unit tests of the index, resize and layout ops on small graphs
  * built in memory: hand-computed results, run-time shapes, errors. */
-#include <clinfer/clinfer.h>
-#include "core/internal.h"
-#include "ops/op.h"
+#include "op-test-util.h"
 #include <math.h>
 #include <string.h>
 
 /* ---- helpers ---- */
-
-static ClinferTensor *
-make_tensor (ClinferElementType type, int rank, const int64_t *dims,
-    gconstpointer values)
-{
-  ClinferShape s = clinfer_shape_make (rank, dims);
-  ClinferTensor *t = clinfer_tensor_new (type, &s, NULL);
-
-  g_assert_nonnull (t);
-  if (values)
-    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
-  return t;
-}
-
-static ClinferNode *
-add_const (ClinferGraph *g, const char *name, ClinferElementType type,
-    int rank, const int64_t *dims, gconstpointer values)
-{
-  g_autoptr (ClinferTensor) t = make_tensor (type, rank, dims, values);
-
-  return clinfer_graph_add_constant (g, name, t);
-}
 
 /* Node @op named @name reading @n_in producers (NULL = absent input). */
 static ClinferNode *
@@ -49,56 +25,6 @@ add_outputs (ClinferGraph *g, ClinferNode *n)
     g_autofree char *name = g_strdup_printf ("%s_%u", n->name, i);
     clinfer_graph_add_output (g, (ClinferPortRef) { n, i }, name);
   }
-}
-
-/* Wraps @g as a model at @opset; FALSE (with @error) when resolving fails. */
-static ClinferModel *
-model_from_graph (ClinferGraph *g, int opset, GError **error)
-{
-  ClinferModel *m;
-
-  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (opset));
-  for (guint i = 0; i < g->nodes->len; i++)
-    ((ClinferNode *) g_ptr_array_index (g->nodes, i))->opset = opset;
-  if (!clinfer_graph_resolve_ops (g, error)) {
-    clinfer_graph_free (g);
-    return NULL;
-  }
-  m = g_new0 (ClinferModel, 1);
-  m->ref_count = 1;
-  m->path = g_strdup ("<test>");
-  m->graph = g;
-  return m;
-}
-
-/* Compiles @g and runs it on @inputs (bound in graph-input order). */
-static ClinferRequest *
-run_graph (ClinferGraph *g, int opset, ClinferTensor *const *inputs,
-    guint n_inputs)
-{
-  GError *err = NULL;
-  g_autoptr (ClinferModel) m = model_from_graph (g, opset, &err);
-  g_autoptr (ClinferCompiled) c = NULL;
-  ClinferRequest *r;
-
-  g_assert_no_error (err);
-  c = clinfer_compile (m, NULL, &err);
-  g_assert_no_error (err);
-  r = clinfer_compiled_create_request (c, &err);
-  g_assert_no_error (err);
-  for (guint i = 0; i < n_inputs; i++)
-    g_assert_true (clinfer_request_set_input_by_index (r, i, inputs[i], &err));
-  g_assert_true (clinfer_request_infer (r, &err));
-  g_assert_no_error (err);
-  return r;
-}
-
-static void
-assert_shape (const ClinferTensor *t, int rank, const int64_t *dims)
-{
-  ClinferShape want = clinfer_shape_make (rank, dims);
-
-  g_assert_true (clinfer_shape_equal (clinfer_tensor_get_shape (t), &want));
 }
 
 static void
@@ -132,18 +58,18 @@ test_resize_nearest_asymmetric_2x (void)
   ClinferShape xs = clinfer_shape_make (4, xd);
   ClinferNode *in[3] = {
     clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs), NULL,
-    add_const (g, "scales", CLINFER_TYPE_F32, 1, sd, sv),
+    op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, sd, sv),
   };
   ClinferNode *n = add_node (g, "Resize", "up", in, 3, 1);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 4, xd, xv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 4, xd, xv);
   g_autoptr (ClinferRequest) r = NULL;
   const float want[] = { 1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4 };
 
   clinfer_node_set_attr (n, "coordinate_transformation_mode",
       clinfer_attr_new_string ("asymmetric"));
   add_outputs (g, n);
-  r = run_graph (g, 13, &x, 1);
-  assert_shape (clinfer_request_get_output (r, 0), 4, yd);
+  r = op_test_run_compiled (g, 13, &x, 1);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 4, yd);
   assert_f32 (clinfer_request_get_output (r, 0), want, 16);
 }
 
@@ -159,17 +85,17 @@ test_resize_linear_half_pixel (void)
   ClinferShape xs = clinfer_shape_make (4, xd);
   ClinferNode *in[4] = {
     clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs), NULL, NULL,
-    add_const (g, "sizes", CLINFER_TYPE_I64, 1, sd, sizes),
+    op_test_constant (g, "sizes", CLINFER_TYPE_I64, 1, sd, sizes),
   };
   ClinferNode *n = add_node (g, "Resize", "lin", in, 4, 1);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 4, xd, xv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 4, xd, xv);
   g_autoptr (ClinferRequest) r = NULL;
   const float want[] = { 0, 1, 3, 4 };
 
   clinfer_node_set_attr (n, "mode", clinfer_attr_new_string ("linear"));
   add_outputs (g, n);
-  r = run_graph (g, 13, &x, 1);
-  assert_shape (clinfer_request_get_output (r, 0), 4, yd);
+  r = op_test_run_compiled (g, 13, &x, 1);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 4, yd);
   assert_f32 (clinfer_request_get_output (r, 0), want, 4);
 }
 
@@ -186,22 +112,22 @@ test_resize_runtime_scales (void)
     clinfer_graph_add_input (g, "scales", CLINFER_TYPE_F32, &ss),
   };
   ClinferNode *n = add_node (g, "Resize", "rt", in, 3, 1);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 2, xd, xv);
-  g_autoptr (ClinferTensor) t1 = make_tensor (CLINFER_TYPE_F32, 1, sd, s1);
-  g_autoptr (ClinferTensor) t2 = make_tensor (CLINFER_TYPE_F32, 1, sd, s2);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 2, xd, xv);
+  g_autoptr (ClinferTensor) t1 = op_test_tensor (CLINFER_TYPE_F32, 1, sd, s1);
+  g_autoptr (ClinferTensor) t2 = op_test_tensor (CLINFER_TYPE_F32, 1, sd, s2);
   ClinferTensor *args[2] = { x, t1 };
   g_autoptr (ClinferRequest) r = NULL;
   GError *err = NULL;
   const float w1[] = { 5, 5, 5, 7, 7, 7 }, w2[] = { 5, 7, 5, 7 };
 
   add_outputs (g, n);
-  r = run_graph (g, 13, args, 2);
-  assert_shape (clinfer_request_get_output (r, 0), 2, y1);
+  r = op_test_run_compiled (g, 13, args, 2);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 2, y1);
   assert_f32 (clinfer_request_get_output (r, 0), w1, 6);
   g_assert_true (clinfer_request_set_input (r, "scales", t2, &err));
   g_assert_true (clinfer_request_infer (r, &err));
   g_assert_no_error (err);
-  assert_shape (clinfer_request_get_output (r, 0), 2, y2);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 2, y2);
   assert_f32 (clinfer_request_get_output (r, 0), w2, 4);
 }
 
@@ -216,11 +142,11 @@ test_topk_ties_lower_index_first (void)
   ClinferShape xs = clinfer_shape_make (1, xd);
   ClinferNode *in[2] = {
     clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs),
-    add_const (g, "k", CLINFER_TYPE_I64, 1, kd, &k),
+    op_test_constant (g, "k", CLINFER_TYPE_I64, 1, kd, &k),
   };
   ClinferNode *big = add_node (g, "TopK", "big", in, 2, 2);
   ClinferNode *small = add_node (g, "TopK", "small", in, 2, 2);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 1, xd, xv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 1, xd, xv);
   g_autoptr (ClinferRequest) r = NULL;
   const float bv[] = { 3, 3, 3 }, sv[] = { 1, 2, 3 };
   const int64_t bi[] = { 0, 2, 4 }, si[] = { 1, 3, 0 };
@@ -228,8 +154,8 @@ test_topk_ties_lower_index_first (void)
   clinfer_node_set_attr (small, "largest", clinfer_attr_new_int (0));
   add_outputs (g, big);
   add_outputs (g, small);
-  r = run_graph (g, 11, &x, 1);
-  assert_shape (clinfer_request_get_output (r, 0), 1, yd);
+  r = op_test_run_compiled (g, 11, &x, 1);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 1, yd);
   assert_f32 (clinfer_request_get_output (r, 0), bv, 3);
   assert_i64 (clinfer_request_get_output (r, 1), bi, 3);
   assert_f32 (clinfer_request_get_output (r, 2), sv, 3);
@@ -247,20 +173,20 @@ test_nonzero_dynamic_shape (void)
   ClinferNode *in[1] = { clinfer_graph_add_input (g, "x", CLINFER_TYPE_I32, &xs) };
   ClinferNode *n = add_node (g, "NonZero", "nz", in, 1, 1);
   int32_t a[] = { 0, 5, 0, -1, 0, 2 }, b[6] = { 0 };
-  g_autoptr (ClinferTensor) ta = make_tensor (CLINFER_TYPE_I32, 2, xd, a);
-  g_autoptr (ClinferTensor) tb = make_tensor (CLINFER_TYPE_I32, 2, xd, b);
+  g_autoptr (ClinferTensor) ta = op_test_tensor (CLINFER_TYPE_I32, 2, xd, a);
+  g_autoptr (ClinferTensor) tb = op_test_tensor (CLINFER_TYPE_I32, 2, xd, b);
   g_autoptr (ClinferRequest) r = NULL;
   GError *err = NULL;
   const int64_t want[] = { 0, 1, 1, 1, 0, 2 };
 
   add_outputs (g, n);
-  r = run_graph (g, 13, &ta, 1);
-  assert_shape (clinfer_request_get_output (r, 0), 2, y1);
+  r = op_test_run_compiled (g, 13, &ta, 1);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 2, y1);
   assert_i64 (clinfer_request_get_output (r, 0), want, 6);
   g_assert_true (clinfer_request_set_input (r, "x", tb, &err));
   g_assert_true (clinfer_request_infer (r, &err));
   g_assert_no_error (err);
-  assert_shape (clinfer_request_get_output (r, 0), 2, y2);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 2, y2);
 }
 
 /* Range of constants folds at compile time: no step remains. */
@@ -270,9 +196,9 @@ test_range_constant_folds (void)
   ClinferGraph *g = clinfer_graph_new ("range", "<test>");
   int32_t s = 10, l = 1, d = -4;
   ClinferNode *in[3] = {
-    add_const (g, "start", CLINFER_TYPE_I32, 0, NULL, &s),
-    add_const (g, "limit", CLINFER_TYPE_I32, 0, NULL, &l),
-    add_const (g, "delta", CLINFER_TYPE_I32, 0, NULL, &d),
+    op_test_constant (g, "start", CLINFER_TYPE_I32, 0, NULL, &s),
+    op_test_constant (g, "limit", CLINFER_TYPE_I32, 0, NULL, &l),
+    op_test_constant (g, "delta", CLINFER_TYPE_I32, 0, NULL, &d),
   };
   ClinferNode *n = add_node (g, "Range", "rg", in, 3, 1);
   GError *err = NULL;
@@ -282,7 +208,7 @@ test_range_constant_folds (void)
   const int32_t *y;
 
   add_outputs (g, n);
-  m = model_from_graph (g, 11, &err);
+  m = op_test_model (g, 11, &err);
   c = clinfer_compile (m, NULL, &err);
   g_assert_no_error (err);
   g_assert_cmpuint (clinfer_compiled_get_n_steps (c), ==, 0);
@@ -308,17 +234,17 @@ test_pad_reflect (void)
   ClinferShape xs = clinfer_shape_make (2, xd);
   ClinferNode *in[2] = {
     clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs),
-    add_const (g, "pads", CLINFER_TYPE_I64, 1, pd, pads),
+    op_test_constant (g, "pads", CLINFER_TYPE_I64, 1, pd, pads),
   };
   ClinferNode *n = add_node (g, "Pad", "pad", in, 2, 1);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 2, xd, xv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 2, xd, xv);
   g_autoptr (ClinferRequest) r = NULL;
   const float want[] = { 3, 2, 1, 2, 3, 2, 1, 6, 5, 4, 5, 6, 5, 4 };
 
   clinfer_node_set_attr (n, "mode", clinfer_attr_new_string ("reflect"));
   add_outputs (g, n);
-  r = run_graph (g, 13, &x, 1);
-  assert_shape (clinfer_request_get_output (r, 0), 2, yd);
+  r = op_test_run_compiled (g, 13, &x, 1);
+  op_test_assert_shape (clinfer_request_get_output (r, 0), 2, yd);
   assert_f32 (clinfer_request_get_output (r, 0), want, 14);
 }
 
@@ -335,14 +261,14 @@ test_split_runtime_sizes (void)
     clinfer_graph_add_input (g, "split", CLINFER_TYPE_I64, &ss),
   };
   ClinferNode *n = add_node (g, "Split", "sp", in, 2, 2);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_I16, 1, xd, xv);
-  g_autoptr (ClinferTensor) s = make_tensor (CLINFER_TYPE_I64, 1, sd, sv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_I16, 1, xd, xv);
+  g_autoptr (ClinferTensor) s = op_test_tensor (CLINFER_TYPE_I64, 1, sd, sv);
   ClinferTensor *args[2] = { x, s };
   g_autoptr (ClinferRequest) r = NULL;
   const int16_t *b;
 
   add_outputs (g, n);
-  r = run_graph (g, 13, args, 2);
+  r = op_test_run_compiled (g, 13, args, 2);
   g_assert_cmpint (clinfer_tensor_get_n_elements (clinfer_request_get_output (r, 0)),
       ==, 3);
   b = clinfer_tensor_get_const_data (clinfer_request_get_output (r, 1));
@@ -365,15 +291,15 @@ test_gather_elements_rejects_out_of_range (void)
     clinfer_graph_add_input (g, "idx", CLINFER_TYPE_I64, &is),
   };
   ClinferNode *n = add_node (g, "GatherElements", "pick", in, 2, 1);
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 1, xd, NULL);
-  g_autoptr (ClinferTensor) i = make_tensor (CLINFER_TYPE_I64, 1, id, iv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 1, xd, NULL);
+  g_autoptr (ClinferTensor) i = op_test_tensor (CLINFER_TYPE_I64, 1, id, iv);
   GError *err = NULL;
   g_autoptr (ClinferModel) m = NULL;
   g_autoptr (ClinferCompiled) c = NULL;
   g_autoptr (ClinferRequest) r = NULL;
 
   add_outputs (g, n);
-  m = model_from_graph (g, 13, &err);
+  m = op_test_model (g, 13, &err);
   c = clinfer_compile (m, NULL, &err);
   g_assert_no_error (err);
   r = clinfer_compiled_create_request (c, &err);
@@ -398,7 +324,7 @@ test_pad_rejects_unknown_mode (void)
 
   clinfer_node_set_attr (n, "mode", clinfer_attr_new_string ("wrap"));
   add_outputs (g, n);
-  g_assert_null (model_from_graph (g, 13, &err));
+  g_assert_null (op_test_model (g, 13, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (err->message, "'badpad'"));
   g_assert_nonnull (strstr (err->message, "wrap"));
@@ -413,7 +339,7 @@ test_topk_rejects_k_beyond_axis (void)
   ClinferShape xs = clinfer_shape_make (1, xd);
   ClinferNode *in[2] = {
     clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs),
-    add_const (g, "k", CLINFER_TYPE_I64, 1, kd, &k),
+    op_test_constant (g, "k", CLINFER_TYPE_I64, 1, kd, &k),
   };
   ClinferNode *n = add_node (g, "TopK", "top", in, 2, 2);
   GError *err = NULL;
@@ -421,7 +347,7 @@ test_topk_rejects_k_beyond_axis (void)
   g_autoptr (ClinferCompiled) c = NULL;
 
   add_outputs (g, n);
-  m = model_from_graph (g, 11, &err);
+  m = op_test_model (g, 11, &err);
   g_assert_no_error (err);
   c = clinfer_compile (m, NULL, &err);
   g_assert_null (c);

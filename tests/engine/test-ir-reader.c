@@ -1,7 +1,9 @@
-/* clinfer — unit tests of the OpenVINO IR reader: the BlazeFace fixtures
- * made by OpenVINO's converter (tests/data/ir), small IR documents built in
- * memory (shapes, names, op translations run on the reference evals) and
- * one negative test per error the reader reports. */
+/* clinfer — unit tests of the OpenVINO IR reader and writer: the
+ * BlazeFace fixtures made by OpenVINO's converter (tests/data/ir), small IR
+ * documents built in memory (shapes, names, op translations run on the
+ * reference evals), one negative test per error the reader reports, and
+ * write -> read round trips through the compile passes (Conv+BatchNorm
+ * fusion, graph dumps, the clinfer extension opset, shared constants). */
 #include "frontend/ir/ir-reader.h"
 #include "op-test-util.h"
 #include <glib/gstdio.h>
@@ -775,6 +777,194 @@ test_error_bad_attributes (void)
   doc_clear (&d);
 }
 
+/* ---------------------------------------------------------------- */
+/* Writer round trips                                                */
+
+static ClinferNode *
+add_const_f32 (ClinferGraph *g, const char *name, int rank, const int64_t *dims,
+    GRand *rand)
+{
+  g_autoptr (ClinferTensor) t = op_test_random (rand, rank, dims);
+  return clinfer_graph_add_constant (g, name, t);
+}
+
+/* x -> Conv (w, b) -> BatchNormalization -> Celu -> y */
+static ClinferGraph *
+conv_bn_graph (void)
+{
+  ClinferGraph *g = op_test_graph (13);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  int64_t xd[] = { 1, 2, 5, 4 }, wd[] = { 3, 2, 3, 3 }, cd[] = { 3 };
+  int64_t pads[] = { 1, 1, 1, 1 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  ClinferNode *in[5], *conv, *bn, *celu;
+  float *var;
+
+  in[0] = x;
+  in[1] = add_const_f32 (g, "w", 4, wd, rand);
+  in[2] = add_const_f32 (g, "b", 1, cd, rand);
+  conv = op_test_node (g, "Conv", "", "conv", 3, in, 1);
+  clinfer_node_set_attr (conv, "pads", clinfer_attr_new_ints (pads, 4));
+  in[0] = conv;
+  for (guint i = 1; i < 5; i++) {
+    g_autofree char *name = g_strdup_printf ("bn%u", i);
+    in[i] = add_const_f32 (g, name, 1, cd, rand);
+  }
+  /* Variances must be positive. */
+  var = clinfer_tensor_get_data (in[4]->outputs[0].value);
+  for (int i = 0; i < 3; i++)
+    var[i] = var[i] * var[i] + 0.1f;
+  bn = op_test_node (g, "BatchNormalization", "", "bn", 5, in, 1);
+  celu = op_test_node (g, "Celu", "", "celu", 1, &bn, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { celu, 0 }, "y");
+  return g;
+}
+
+/* Resolves, runs the passes (as clinfer-convert: export mode) and the
+ * graph on @x. */
+static ClinferTensor *
+passes_and_run (ClinferGraph *g, ClinferTensor *x, const char *dump_dir)
+{
+  ClinferPassContext ctx = { NULL, 13, dump_dir, TRUE };
+  g_autoptr (GError) err = NULL;
+  ClinferTensor *y;
+
+  g_assert_true (clinfer_graph_resolve_ops (g, &err)
+      && clinfer_passes_run (g, &ctx, &err));
+  g_assert_no_error (err);
+  y = op_test_run_graph (g, &x, &err);
+  g_assert_no_error (err);
+  return y;
+}
+
+static guint
+count_ops (const ClinferGraph *g, const char *op_type)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < g->nodes->len; i++)
+    n += strcmp (((ClinferNode *) g_ptr_array_index (g->nodes, i))->op_type,
+        op_type) == 0;
+  return n;
+}
+
+static void
+assert_close_tol (const ClinferTensor *got, const ClinferTensor *ref, double tol)
+{
+  double max_ref = 0, diff = 0;
+
+  g_assert_cmpint (clinfer_tensor_get_n_elements (got), ==,
+      clinfer_tensor_get_n_elements (ref));
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (ref); i++) {
+    double r = clinfer_tensor_get_as_double (ref, i);
+    max_ref = MAX (max_ref, fabs (r));
+    diff = MAX (diff, fabs (clinfer_tensor_get_as_double (got, i) - r));
+  }
+  g_assert_cmpfloat (diff, <=, tol * MAX (1.0, max_ref));
+}
+
+static void
+test_writer_round_trip (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("clinfer-irw-XXXXXX", NULL);
+  g_autofree char *xml = g_build_filename (dir, "m.xml", NULL);
+  g_autofree char *bin = g_build_filename (dir, "m.bin", NULL);
+  g_autofree char *dot = g_build_filename (dir, "04-fuse-conv-batchnorm.dot", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (ClinferGraph) ref_g = conv_bn_graph (), g = conv_bn_graph ();
+  g_autoptr (ClinferGraph) back = NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  int64_t xd[] = { 1, 2, 5, 4 };
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL, fused = NULL, y = NULL;
+  g_autoptr (GError) err = NULL;
+  ClinferIrWriteOptions wo = { FALSE, 0, NULL };
+
+  g_assert_true (op_test_prepare (ref_g, &err));
+  ref = op_test_run_graph (ref_g, &x, &err);
+  g_assert_no_error (err);
+  /* Conv + BatchNorm fold into one Conv; the dumps show each step. */
+  fused = passes_and_run (g, x, dir);
+  g_assert_cmpuint (count_ops (g, "BatchNormalization"), ==, 0);
+  g_assert_cmpuint (count_ops (g, "Conv"), ==, 1);
+  op_test_assert_close (fused, ref, "conv+bn fused");
+  g_assert_true (g_file_test (dot, G_FILE_TEST_EXISTS));
+  /* Celu has no OpenVINO op: the clinfer extension opset. */
+  g_assert_true (clinfer_ir_write (g, xml, &wo, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (wo.n_extension_layers, ==, 1);
+  g_assert_cmpstr (wo.extension_ops, ==, "Celu");
+  g_free (wo.extension_ops);
+  g_assert_true (g_file_get_contents (xml, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "type=\"Celu\" version=\"clinfer\""));
+  g_assert_nonnull (strstr (text, "type=\"Convolution\" version=\"opset1\""));
+  g_assert_nonnull (strstr (text, "names=\"celu:0,y\""));
+  back = clinfer_ir_read (xml, NULL, &err);
+  g_assert_no_error (err);
+  y = passes_and_run (back, x, NULL);
+  op_test_assert_close (y, ref, "written and read back");
+  g_clear_pointer (&back, clinfer_graph_free);
+  g_clear_pointer (&y, clinfer_tensor_unref);
+  g_clear_pointer (&text, g_free);
+  /* f16 weights read back within 1e-3 (weights are f16-rounded). */
+  wo.compress_to_fp16 = TRUE;
+  g_assert_true (clinfer_ir_write (g, xml, &wo, &err));
+  g_free (wo.extension_ops);
+  g_assert_true (g_file_get_contents (xml, &text, NULL, NULL));
+  g_assert_nonnull (strstr (text, "element_type=\"f16\""));
+  back = clinfer_ir_read (xml, NULL, &err);
+  g_assert_no_error (err);
+  y = passes_and_run (back, x, NULL);
+  assert_close_tol (y, ref, 1e-2);
+  for (guint i = 0; i < 7; i++) {
+    static const char *const files[] = { "m.xml", "m.bin", "00-input.dot",
+      "01-infer-shapes.dot", "02-fold-constants.dot", "03-remove-dead-nodes.dot",
+      "04-fuse-conv-batchnorm.dot" };
+    g_autofree char *f = g_build_filename (dir, files[i], NULL);
+    g_unlink (f);
+  }
+  g_rmdir (dir);
+  (void) bin;
+}
+
+/* Identical constants are stored once in the .bin. */
+static void
+test_writer_shared_constants (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("clinfer-irw-XXXXXX", NULL);
+  g_autofree char *xml = g_build_filename (dir, "m.xml", NULL);
+  g_autofree char *bin = g_build_filename (dir, "m.bin", NULL);
+  g_autoptr (ClinferGraph) g = op_test_graph (13);
+  g_autoptr (GError) err = NULL;
+  float v[16];
+  int64_t d = 16;
+  ClinferShape s = clinfer_shape_make (1, &d);
+  ClinferNode *in[2], *a, *b;
+  g_autoptr (ClinferTensor) t1 = NULL, t2 = NULL;
+  GStatBuf st;
+
+  for (int i = 0; i < 16; i++)
+    v[i] = (float) i;
+  t1 = op_test_f32 (1, &d, v);
+  t2 = op_test_f32 (1, &d, v);
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  in[1] = clinfer_graph_add_constant (g, "c1", t1);
+  a = op_test_node (g, "Add", "", "a", 2, in, 1);
+  in[0] = a;
+  in[1] = clinfer_graph_add_constant (g, "c2", t2);
+  b = op_test_node (g, "Mul", "", "b", 2, in, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { b, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_true (clinfer_ir_write (g, xml, NULL, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (g_stat (bin, &st), ==, 0);
+  g_assert_cmpint (st.st_size, ==, sizeof (v));
+  g_unlink (xml);
+  g_unlink (bin);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -800,5 +990,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ir/error/port-count", test_error_port_count);
   g_test_add_func ("/ir/error/cycle", test_error_cycle);
   g_test_add_func ("/ir/error/bad-attributes", test_error_bad_attributes);
+  g_test_add_func ("/ir/writer/round-trip", test_writer_round_trip);
+  g_test_add_func ("/ir/writer/shared-constants", test_writer_shared_constants);
   return g_test_run ();
 }

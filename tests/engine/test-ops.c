@@ -247,18 +247,6 @@ conv_node (ClinferGraph *g, const char *name, int xr, const int64_t *xd,
   return op_test_node (g, "Conv", "", name, 3, in, 1);
 }
 
-static ClinferTensor *
-eval_single (ClinferNode *node, ClinferTensor *const *inputs)
-{
-  GError *err = NULL;
-  ClinferTensor **out = op_test_eval (node, inputs, &err), *y;
-
-  g_assert_no_error (err);
-  y = clinfer_tensor_ref (out[0]);
-  op_test_free_outputs (node, out);
-  return y;
-}
-
 static void
 test_conv_reference_hand_computed (void)
 {
@@ -284,7 +272,7 @@ test_conv_reference_hand_computed (void)
     }
     g_assert_true (op_test_prepare (g, &err));
     g_assert_no_error (err);
-    y = eval_single (n, inputs);
+    y = op_test_eval_output (n, inputs);
     assert_values (y, pass ? strided : plain, 4);
   }
 }
@@ -309,7 +297,7 @@ test_conv_1d_and_3d (void)
   set_ints (n, "pads", 2, pads);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  y = eval_single (n, inputs);
+  y = op_test_eval_output (n, inputs);
   assert_values (y, want, 5);
   n3 = conv_node (g3, "conv3d", 5, x3, w3t, NULL);
   set_ints (n3, "pads", 6, pads3);
@@ -342,19 +330,6 @@ test_conv_shape_inference_dynamic (void)
   g_assert_cmpint (n->outputs[0].shape.dims[3], ==, CLINFER_DIM_DYNAMIC);
 }
 
-/* Expects resolving or inferring @g to fail with @code, naming @name. */
-static void
-assert_node_error (ClinferGraph *g, const char *name, int code)
-{
-  GError *err = NULL;
-
-  g_assert_false (op_test_prepare (g, &err));
-  g_assert_error (err, CLINFER_ERROR, code);
-  if (strstr (err->message, name) == NULL)
-    g_test_fail_printf ("error '%s' does not name node '%s'", err->message, name);
-  g_error_free (err);
-}
-
 static void
 test_conv_rejects_bad_group (void)
 {
@@ -364,7 +339,7 @@ test_conv_rejects_bad_group (void)
   ClinferNode *n = conv_node (g, "bad_group", 4, xd, w, NULL);
 
   clinfer_node_set_attr (n, "group", clinfer_attr_new_int (4));
-  assert_node_error (g, "bad_group", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "bad_group", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -375,7 +350,7 @@ test_conv_rejects_wrong_weight_rank (void)
   g_autoptr (ClinferGraph) g = op_test_graph (13);
 
   conv_node (g, "rank_conv", 4, xd, w, NULL);
-  assert_node_error (g, "rank_conv", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "rank_conv", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -387,7 +362,7 @@ test_conv_rejects_negative_pads (void)
   ClinferNode *n = conv_node (g, "neg_pads", 4, xd, w, NULL);
 
   set_ints (n, "pads", 4, pads);
-  assert_node_error (g, "neg_pads", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "neg_pads", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -398,7 +373,7 @@ test_conv_rejects_channel_mismatch (void)
   g_autoptr (ClinferGraph) g = op_test_graph (13);
 
   conv_node (g, "chan_conv", 4, xd, w, NULL);
-  assert_node_error (g, "chan_conv", CLINFER_ERROR_SHAPE_MISMATCH);
+  op_test_assert_node_error (g, "chan_conv", CLINFER_ERROR_SHAPE_MISMATCH);
 }
 
 static void
@@ -409,7 +384,7 @@ test_conv_rejects_kernel_larger_than_input (void)
   g_autoptr (ClinferGraph) g = op_test_graph (13);
 
   conv_node (g, "big_kernel", 4, xd, w, NULL);
-  assert_node_error (g, "big_kernel", CLINFER_ERROR_SHAPE_MISMATCH);
+  op_test_assert_node_error (g, "big_kernel", CLINFER_ERROR_SHAPE_MISMATCH);
 }
 
 static void
@@ -425,7 +400,7 @@ test_fused_conv_rejects_unknown_activation (void)
   in[1] = clinfer_graph_add_constant (g, "w", w);
   n = op_test_node (g, "FusedConv", "com.clinfer", "bad_act", 2, in, 1);
   clinfer_node_set_attr (n, "activation", clinfer_attr_new_string ("Swish"));
-  assert_node_error (g, "bad_act", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "bad_act", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---------------------------------------------------------------- */
@@ -462,7 +437,7 @@ test_max_pool_fast_kernel (void)
     set_ints (n, "strides", 2, k);
     g_assert_true (op_test_prepare (g, &err));
     g_assert_no_error (err);
-    y = eval_single (n, &x);
+    y = op_test_eval_output (n, &x);
     check_fast_kernels (n, &x, y, "max_pool_2x2");
   }
 }
@@ -518,7 +493,7 @@ test_average_pool_count_include_pad (void)
     clinfer_node_set_attr (n, "count_include_pad", clinfer_attr_new_int (cip));
     g_assert_true (op_test_prepare (g, &err));
     g_assert_no_error (err);
-    y = eval_single (n, &x);
+    y = op_test_eval_output (n, &x);
     assert_values (y, cip ? incl : excl, 4);
   }
 }
@@ -541,7 +516,7 @@ test_global_pools (void)
     g_assert_true (op_test_prepare (g, &err));
     g_assert_no_error (err);
     g_assert_cmpint (n->outputs[0].shape.dims[2], ==, 1);
-    y = eval_single (n, &x);
+    y = op_test_eval_output (n, &x);
     assert_values (y, is_max ? max : avg, 2);
   }
 }
@@ -577,7 +552,7 @@ test_max_pool_rejects_missing_kernel_shape (void)
   g_autoptr (ClinferGraph) g = op_test_graph (12);
 
   pool_node (g, "MaxPool", "no_kernel", 1, 1, 4, 4, 1);
-  assert_node_error (g, "no_kernel", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "no_kernel", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---------------------------------------------------------------- */

@@ -1,37 +1,10 @@
 /* clinfer — unit tests of reductions, softmax, MatMul/Gemm/Einsum, norms and
  * ConvTranspose on in-memory graphs against naive loops; errors name nodes. */
-#include <clinfer/clinfer.h>
-#include "core/internal.h"
-#include "ops/op.h"
+#include "op-test-util.h"
 #include <math.h>
 #include <string.h>
 
 /* ---- helpers ---- */
-
-static ClinferTensor *
-make_tensor (ClinferElementType type, int rank, const int64_t *dims,
-    gconstpointer values)
-{
-  ClinferShape s = clinfer_shape_make (rank, dims);
-  ClinferTensor *t = clinfer_tensor_new (type, &s, NULL);
-
-  g_assert_nonnull (t);
-  if (values)
-    memcpy (clinfer_tensor_get_data (t), values, clinfer_tensor_get_byte_size (t));
-  return t;
-}
-
-/* f32 tensor of deterministic pseudo-random values in [-1, 1). */
-static ClinferTensor *
-make_random (GRand *rand, int rank, const int64_t *dims)
-{
-  ClinferTensor *t = make_tensor (CLINFER_TYPE_F32, rank, dims, NULL);
-  float *p = clinfer_tensor_get_data (t);
-
-  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (t); i++)
-    p[i] = (float) g_rand_double_range (rand, -1.0, 1.0);
-  return t;
-}
 
 static const float *
 fdata (const ClinferTensor *t)
@@ -53,54 +26,27 @@ op_graph (const char *op, const char *name, guint n, ClinferTensor *const *ins,
     if (consts && consts[i])
       node->inputs[i].node = clinfer_graph_add_constant (g, iname, consts[i]);
     else if (ins[i])
-      node->inputs[i].node = clinfer_graph_add_input (g, iname,
-          clinfer_tensor_get_element_type (ins[i]),
-          clinfer_tensor_get_shape (ins[i]));
+      node->inputs[i].node = op_test_input_like (g, iname, ins[i]);
   }
   clinfer_graph_add_output (g, (ClinferPortRef) { node, 0 }, "y");
   *node_out = node;
   return g;
 }
 
-/* Wraps @g (taken over by the model) at @opset and compiles it; NULL with
- * @error on failure (op resolution or compile). */
-static ClinferCompiled *
-compile_at (ClinferGraph *g, int opset, GError **error)
-{
-  g_autoptr (ClinferModel) m = g_new0 (ClinferModel, 1);
-
-  m->ref_count = 1;
-  m->path = g_strdup ("model.onnx");
-  m->graph = g;
-  g_hash_table_insert (g->opsets, g_strdup (""), GINT_TO_POINTER (opset));
-  for (guint i = 0; i < g->nodes->len; i++)
-    ((ClinferNode *) g_ptr_array_index (g->nodes, i))->opset = opset;
-  if (!clinfer_graph_resolve_ops (g, error))
-    return NULL;
-  return clinfer_compile (m, NULL, error);
-}
-
-/* Compiles and runs @g, feeding the non-constant inputs; returns a copy of
+/* Runs @g, feeding the inputs that are not constants; returns a copy of
  * output 0. */
 static ClinferTensor *
 run_graph (ClinferGraph *g, int opset, guint n, ClinferTensor *const *ins,
     ClinferTensor *const *consts)
 {
-  GError *err = NULL;
-  g_autoptr (ClinferCompiled) c = compile_at (g, opset, &err);
-  g_autoptr (ClinferRequest) r = NULL;
+  ClinferTensor *fed[8];
+  guint n_fed = 0;
 
-  g_assert_no_error (err);
-  r = clinfer_compiled_create_request (c, &err);
-  g_assert_no_error (err);
-  for (guint i = 0; i < n; i++) {
-    g_autofree char *iname = g_strdup_printf ("i%u", i);
+  g_assert_cmpuint (n, <=, G_N_ELEMENTS (fed));
+  for (guint i = 0; i < n; i++)
     if (ins[i] && !(consts && consts[i]))
-      g_assert_true (clinfer_request_set_input (r, iname, ins[i], &err));
-  }
-  g_assert_true (clinfer_request_infer (r, &err));
-  g_assert_no_error (err);
-  return clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
+      fed[n_fed++] = ins[i];
+  return op_test_run_compiled_output (g, opset, fed, n_fed);
 }
 
 static void
@@ -110,16 +56,6 @@ assert_close (float got, double want)
     g_error ("got %.9g, expected %.9g", got, want);
 }
 
-static void
-assert_shape (const ClinferTensor *t, int rank, const int64_t *dims)
-{
-  ClinferShape want = clinfer_shape_make (rank, dims);
-  g_autofree char *a = clinfer_shape_to_string (clinfer_tensor_get_shape (t));
-  g_autofree char *b = clinfer_shape_to_string (&want);
-
-  g_assert_cmpstr (a, ==, b);
-}
-
 /* ---- MatMul and Gemm ---- */
 
 /* [2, 1, m, k] x [3, k, n]: batch dims broadcast to [2, 3]. */
@@ -127,14 +63,14 @@ static void
 check_matmul_batch (GRand *rand, int64_t m, int64_t k, int64_t n)
 {
   int64_t da[] = { 2, 1, m, k }, db[] = { 3, k, n }, dy[] = { 2, 3, m, n };
-  g_autoptr (ClinferTensor) a = make_random (rand, 4, da);
-  g_autoptr (ClinferTensor) b = make_random (rand, 3, db);
+  g_autoptr (ClinferTensor) a = op_test_random (rand, 4, da);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 3, db);
   ClinferTensor *ins[] = { a, b };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("MatMul", "mm", 2, ins, NULL, &node);
   g_autoptr (ClinferTensor) y = run_graph (g, 13, 2, ins, NULL);
 
-  assert_shape (y, 4, dy);
+  op_test_assert_shape (y, 4, dy);
   for (int64_t p = 0; p < 2; p++)
     for (int64_t q = 0; q < 3; q++)
       for (int64_t i = 0; i < m; i++)
@@ -163,14 +99,14 @@ test_matmul_vector_promotion (void)
   int64_t da[] = { 4 }, db[] = { 2, 4, 3 }, dy[] = { 2, 3 };
   float av[] = { 1, 2, 3, 4 };
   g_autoptr (GRand) rand = g_rand_new_with_seed (2);
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 1, da, av);
-  g_autoptr (ClinferTensor) b = make_random (rand, 3, db);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 1, da, av);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 3, db);
   ClinferTensor *ins[] = { a, b };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("MatMul", "mv", 2, ins, NULL, &node);
   g_autoptr (ClinferTensor) y = run_graph (g, 13, 2, ins, NULL);
 
-  assert_shape (y, 2, dy);
+  op_test_assert_shape (y, 2, dy);
   for (int q = 0; q < 2; q++)
     for (int j = 0; j < 3; j++) {
       double s = 0;
@@ -186,9 +122,9 @@ check_gemm (GRand *rand, int64_t m, int64_t k, int64_t n, gboolean ta,
 {
   int64_t da[] = { ta ? k : m, ta ? m : k }, db[] = { tb ? n : k, tb ? k : n };
   int64_t dc[] = { n }, dy[] = { m, n };
-  g_autoptr (ClinferTensor) a = make_random (rand, 2, da);
-  g_autoptr (ClinferTensor) b = make_random (rand, 2, db);
-  g_autoptr (ClinferTensor) c = make_random (rand, 1, dc);
+  g_autoptr (ClinferTensor) a = op_test_random (rand, 2, da);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 2, db);
+  g_autoptr (ClinferTensor) c = op_test_random (rand, 1, dc);
   ClinferTensor *ins[] = { a, b, c };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("Gemm", "gemm", 3, ins, NULL, &node);
@@ -199,7 +135,7 @@ check_gemm (GRand *rand, int64_t m, int64_t k, int64_t n, gboolean ta,
   clinfer_node_set_attr (node, "alpha", clinfer_attr_new_float (0.5f));
   clinfer_node_set_attr (node, "beta", clinfer_attr_new_float (2.f));
   y = run_graph (g, 13, 3, ins, NULL);
-  assert_shape (y, 2, dy);
+  op_test_assert_shape (y, 2, dy);
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       double s = 0;
@@ -225,14 +161,14 @@ static void
 test_matmul_rejects_inner_mismatch (void)
 {
   int64_t da[] = { 2, 3 }, db[] = { 4, 5 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 2, da, NULL);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_F32, 2, db, NULL);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 2, da, NULL);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_F32, 2, db, NULL);
   ClinferTensor *ins[] = { a, b };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("MatMul", "bad_matmul", 2, ins, NULL, &node);
   GError *err = NULL;
 
-  g_assert_null (compile_at (g, 13, &err));
+  g_assert_null (op_test_compile (g, 13, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH);
   g_assert_nonnull (strstr (err->message, "bad_matmul"));
   g_assert_nonnull (strstr (err->message, "2x3"));
@@ -243,14 +179,14 @@ static void
 test_gemm_rejects_type_mismatch (void)
 {
   int64_t d[] = { 2, 2 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 2, d, NULL);
-  g_autoptr (ClinferTensor) b = make_tensor (CLINFER_TYPE_F64, 2, d, NULL);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 2, d, NULL);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_F64, 2, d, NULL);
   ClinferTensor *ins[] = { a, b };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("Gemm", "mixed_gemm", 2, ins, NULL, &node);
   GError *err = NULL;
 
-  g_assert_null (compile_at (g, 13, &err));
+  g_assert_null (op_test_compile (g, 13, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH);
   g_assert_nonnull (strstr (err->message, "mixed_gemm"));
   g_clear_error (&err);
@@ -274,16 +210,16 @@ test_einsum_equations (void)
   g_autoptr (GRand) rand = g_rand_new_with_seed (4);
   int64_t da[] = { 2, 3, 4 }, db[] = { 2, 4, 5 }, dsq[] = { 3, 3 };
   int64_t dbm[] = { 2, 3, 5 }, dd[] = { 3 }, dt[] = { 2, 4, 3 };
-  g_autoptr (ClinferTensor) a = make_random (rand, 3, da);
-  g_autoptr (ClinferTensor) b = make_random (rand, 3, db);
-  g_autoptr (ClinferTensor) sq = make_random (rand, 2, dsq);
+  g_autoptr (ClinferTensor) a = op_test_random (rand, 3, da);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 3, db);
+  g_autoptr (ClinferTensor) sq = op_test_random (rand, 2, dsq);
   ClinferTensor *ab[] = { a, b };
   g_autoptr (ClinferTensor) bm = run_einsum ("bij, bjk -> bik", 2, ab);
   g_autoptr (ClinferTensor) diag = run_einsum ("ii->i", 1, &sq);
   g_autoptr (ClinferTensor) tr = run_einsum ("...ij->...ji", 1, &a);
   g_autoptr (ClinferTensor) trace = run_einsum ("ii", 1, &sq);
 
-  assert_shape (bm, 3, dbm);
+  op_test_assert_shape (bm, 3, dbm);
   for (int p = 0; p < 2; p++)
     for (int i = 0; i < 3; i++)
       for (int k = 0; k < 5; k++) {
@@ -292,15 +228,15 @@ test_einsum_equations (void)
           s += (double) fdata (a)[(p * 3 + i) * 4 + j] * fdata (b)[(p * 4 + j) * 5 + k];
         assert_close (fdata (bm)[(p * 3 + i) * 5 + k], s);
       }
-  assert_shape (diag, 1, dd);
+  op_test_assert_shape (diag, 1, dd);
   for (int i = 0; i < 3; i++)
     assert_close (fdata (diag)[i], fdata (sq)[i * 4]);
-  assert_shape (tr, 3, dt);
+  op_test_assert_shape (tr, 3, dt);
   for (int p = 0; p < 2; p++)
     for (int i = 0; i < 3; i++)
       for (int j = 0; j < 4; j++)
         assert_close (fdata (tr)[(p * 4 + j) * 3 + i], fdata (a)[(p * 3 + i) * 4 + j]);
-  assert_shape (trace, 0, NULL);
+  op_test_assert_shape (trace, 0, NULL);
   assert_close (fdata (trace)[0], (double) fdata (sq)[0] + fdata (sq)[4] + fdata (sq)[8]);
 }
 
@@ -308,13 +244,13 @@ static void
 test_einsum_rejects_bad_equation (void)
 {
   int64_t d[] = { 2, 2 };
-  g_autoptr (ClinferTensor) a = make_tensor (CLINFER_TYPE_F32, 2, d, NULL);
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 2, d, NULL);
   ClinferNode *node;
   ClinferGraph *g = op_graph ("Einsum", "bad_einsum", 1, &a, NULL, &node);
   GError *err = NULL;
 
   clinfer_node_set_attr (node, "equation", clinfer_attr_new_string ("ij,jk->ik"));
-  g_assert_null (compile_at (g, 12, &err));
+  g_assert_null (op_test_compile (g, 12, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (err->message, "bad_einsum"));
   g_clear_error (&err);
@@ -329,7 +265,7 @@ test_softmax_axis_semantics (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (5);
   int64_t d[] = { 2, 3, 4 };
-  g_autoptr (ClinferTensor) x = make_random (rand, 3, d);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 3, d);
   ClinferNode *node;
   ClinferGraph *g11 = op_graph ("Softmax", "sm", 1, &x, NULL, &node);
   g_autoptr (ClinferTensor) y11 = NULL;
@@ -366,7 +302,7 @@ test_logsoftmax_large_values (void)
 {
   int64_t d[] = { 1, 3 };
   float v[] = { 1000.f, 1001.f, 1002.f };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 2, d, v);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 2, d, v);
   ClinferNode *node;
   ClinferGraph *g = op_graph ("LogSoftmax", "ls", 1, &x, NULL, &node);
   g_autoptr (ClinferTensor) y = run_graph (g, 13, 1, &x, NULL);
@@ -383,7 +319,7 @@ test_reduce_mean_negative_axes (void)
 {
   int64_t d[] = { 2, 3, 4 }, axes[] = { -1, -3 }, dy[] = { 3 };
   g_autoptr (GRand) rand = g_rand_new_with_seed (6);
-  g_autoptr (ClinferTensor) x = make_random (rand, 3, d);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 3, d);
   ClinferNode *node;
   ClinferGraph *g = op_graph ("ReduceMean", "rm", 1, &x, NULL, &node);
   g_autoptr (ClinferTensor) y = NULL;
@@ -391,7 +327,7 @@ test_reduce_mean_negative_axes (void)
   clinfer_node_set_attr (node, "axes", clinfer_attr_new_ints (axes, 2));
   clinfer_node_set_attr (node, "keepdims", clinfer_attr_new_int (0));
   y = run_graph (g, 13, 1, &x, NULL);
-  assert_shape (y, 1, dy);
+  op_test_assert_shape (y, 1, dy);
   for (int j = 0; j < 3; j++) {
     double s = 0;
     for (int i = 0; i < 2; i++)
@@ -409,9 +345,10 @@ test_reduce_sum_axes_input (void)
   int64_t d[] = { 2, 3 }, da[] = { 1 }, d0[] = { 0 }, dy[] = { 2, 1 };
   int64_t axis[] = { 1 };
   float v[] = { 1, 2, 3, 4, 5, 6 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 2, d, v);
-  g_autoptr (ClinferTensor) ax = make_tensor (CLINFER_TYPE_I64, 1, da, axis);
-  g_autoptr (ClinferTensor) empty = make_tensor (CLINFER_TYPE_I64, 1, d0, NULL);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 2, d, v);
+  g_autoptr (ClinferTensor) ax = op_test_tensor (CLINFER_TYPE_I64, 1, da, axis);
+  g_autoptr (ClinferTensor) empty = op_test_tensor (CLINFER_TYPE_I64, 1, d0,
+      NULL);
   ClinferTensor *ins[] = { x, ax }, *ins2[] = { x, empty };
   ClinferTensor *consts2[] = { NULL, empty };
   ClinferNode *node;
@@ -419,13 +356,13 @@ test_reduce_sum_axes_input (void)
   g_autoptr (ClinferTensor) y = run_graph (g, 13, 2, ins, NULL);
   g_autoptr (ClinferTensor) y2 = NULL;
 
-  assert_shape (y, 2, dy);
+  op_test_assert_shape (y, 2, dy);
   assert_close (fdata (y)[0], 6);
   assert_close (fdata (y)[1], 15);
   g = op_graph ("ReduceSum", "rs", 2, ins2, consts2, &node);  /* constant axes */
   clinfer_node_set_attr (node, "noop_with_empty_axes", clinfer_attr_new_int (1));
   y2 = run_graph (g, 13, 2, ins2, consts2);
-  assert_shape (y2, 2, d);
+  op_test_assert_shape (y2, 2, d);
   for (int i = 0; i < 6; i++)
     assert_close (fdata (y2)[i], v[i]);
 }
@@ -435,7 +372,7 @@ test_reduce_max_int_and_argmax (void)
 {
   int64_t d[] = { 2, 4 }, axes[] = { 1 }, dy[] = { 2, 1 };
   int32_t v[] = { 3, -7, 9, 9, -1, -5, -1, -2 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_I32, 2, d, v);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_I32, 2, d, v);
   ClinferNode *node;
   ClinferGraph *g = op_graph ("ReduceMax", "rmax", 1, &x, NULL, &node);
   g_autoptr (ClinferTensor) y = NULL;
@@ -445,7 +382,7 @@ test_reduce_max_int_and_argmax (void)
 
   clinfer_node_set_attr (node, "axes", clinfer_attr_new_ints (axes, 1));
   y = run_graph (g, 13, 1, &x, NULL);
-  assert_shape (y, 2, dy);
+  op_test_assert_shape (y, 2, dy);
   yd = clinfer_tensor_get_const_data (y);
   g_assert_cmpint (yd[0], ==, 9);
   g_assert_cmpint (yd[1], ==, -1);
@@ -464,13 +401,13 @@ static void
 test_reduce_rejects_duplicate_axes (void)
 {
   int64_t d[] = { 2, 3 }, axes[] = { 1, -1 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 2, d, NULL);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 2, d, NULL);
   ClinferNode *node;
   ClinferGraph *g = op_graph ("ReduceL2", "dup_axes", 1, &x, NULL, &node);
   GError *err = NULL;
 
   clinfer_node_set_attr (node, "axes", clinfer_attr_new_ints (axes, 2));
-  g_assert_null (compile_at (g, 13, &err));
+  g_assert_null (op_test_compile (g, 13, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (err->message, "dup_axes"));
   g_clear_error (&err);
@@ -481,7 +418,7 @@ test_reduce_rejects_duplicate_axes (void)
 static ClinferTensor *
 to_f16 (const ClinferTensor *t)
 {
-  ClinferTensor *h = make_tensor (CLINFER_TYPE_F16,
+  ClinferTensor *h = op_test_tensor (CLINFER_TYPE_F16,
       clinfer_tensor_get_shape (t)->rank, clinfer_tensor_get_shape (t)->dims, NULL);
   uint16_t *p = clinfer_tensor_get_data (h);
 
@@ -504,7 +441,8 @@ check_f16 (const char *op, guint n, ClinferTensor *const *ins, const char *attr,
   for (guint i = 0; i < n; i++) {
     h[i] = to_f16 (ins[i]);
     /* the f32 reference sees the same rounded inputs */
-    r[i] = make_tensor (CLINFER_TYPE_F32, clinfer_tensor_get_shape (ins[i])->rank,
+    r[i] = op_test_tensor (CLINFER_TYPE_F32,
+        clinfer_tensor_get_shape (ins[i])->rank,
         clinfer_tensor_get_shape (ins[i])->dims, NULL);
     for (int64_t j = 0; j < clinfer_tensor_get_n_elements (ins[i]); j++)
       ((float *) clinfer_tensor_get_data (r[i]))[j] =
@@ -539,8 +477,8 @@ test_f16_paths (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   int64_t da[] = { 6, 5 }, db[] = { 5, 7 };
-  g_autoptr (ClinferTensor) a = make_random (rand, 2, da);
-  g_autoptr (ClinferTensor) b = make_random (rand, 2, db);
+  g_autoptr (ClinferTensor) a = op_test_random (rand, 2, da);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 2, db);
   ClinferTensor *ab[] = { a, b };
 
   check_f16 ("MatMul", 2, ab, NULL, 0);
@@ -556,9 +494,9 @@ test_layer_norm_outputs (void)
 {
   int64_t d[] = { 2, 3 }, dw[] = { 3 };
   float v[] = { 1, 2, 3, -1, 0, 4 }, w[] = { 1, 2, 3 }, b[] = { 0, 1, 0 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 2, d, v);
-  g_autoptr (ClinferTensor) tw = make_tensor (CLINFER_TYPE_F32, 1, dw, w);
-  g_autoptr (ClinferTensor) tb = make_tensor (CLINFER_TYPE_F32, 1, dw, b);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 2, d, v);
+  g_autoptr (ClinferTensor) tw = op_test_tensor (CLINFER_TYPE_F32, 1, dw, w);
+  g_autoptr (ClinferTensor) tb = op_test_tensor (CLINFER_TYPE_F32, 1, dw, b);
   ClinferTensor *ins[] = { x, tw, tb };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("LayerNormalization", "ln", 3, ins, NULL, &node);
@@ -581,8 +519,8 @@ test_conv_transpose_1d (void)
   int64_t dx[] = { 1, 1, 3 }, dw[] = { 1, 2, 3 }, strides[] = { 2 };
   int64_t pads[] = { 1, 1 }, dy[] = { 1, 2, 3 };
   float xv[] = { 1, 2, 3 }, wv[] = { 1, 1, 1, 1, 2, 3 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 3, dx, xv);
-  g_autoptr (ClinferTensor) w = make_tensor (CLINFER_TYPE_F32, 3, dw, wv);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 3, dx, xv);
+  g_autoptr (ClinferTensor) w = op_test_tensor (CLINFER_TYPE_F32, 3, dw, wv);
   ClinferTensor *ins[] = { x, w };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("ConvTranspose", "ct", 2, ins, NULL, &node);
@@ -592,7 +530,7 @@ test_conv_transpose_1d (void)
   clinfer_node_set_attr (node, "pads", clinfer_attr_new_ints (pads, 2));
   y = run_graph (g, 11, 2, ins, NULL);
   dy[2] = 2 * (3 - 1) + 3 - 2;
-  assert_shape (y, 3, dy);
+  op_test_assert_shape (y, 3, dy);
   for (int oc = 0; oc < 2; oc++)
     for (int o = 0; o < dy[2]; o++) {
       double s = 0;
@@ -608,8 +546,8 @@ static void
 test_batchnorm_rejects_bad_params (void)
 {
   int64_t dx[] = { 1, 3, 2 }, dp[] = { 4 };
-  g_autoptr (ClinferTensor) x = make_tensor (CLINFER_TYPE_F32, 3, dx, NULL);
-  g_autoptr (ClinferTensor) p = make_tensor (CLINFER_TYPE_F32, 1, dp, NULL);
+  g_autoptr (ClinferTensor) x = op_test_tensor (CLINFER_TYPE_F32, 3, dx, NULL);
+  g_autoptr (ClinferTensor) p = op_test_tensor (CLINFER_TYPE_F32, 1, dp, NULL);
   ClinferTensor *ins[] = { x, p, p, p, p }, *consts[] = { NULL, p, p, p, p };
   ClinferNode *node;
   ClinferGraph *g = op_graph ("BatchNormalization", "bn_bad", 5, ins, consts,
@@ -617,7 +555,7 @@ test_batchnorm_rejects_bad_params (void)
   GError *err = NULL;
 
   /* x is a graph input; the parameters are constants of the wrong size. */
-  g_assert_null (compile_at (g, 15, &err));
+  g_assert_null (op_test_compile (g, 15, &err));
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH);
   g_assert_nonnull (strstr (err->message, "bn_bad"));
   g_clear_error (&err);

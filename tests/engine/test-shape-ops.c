@@ -22,9 +22,7 @@ param (ClinferGraph *g, const char *name, ClinferElementType type, int rank,
 static ClinferNode *
 const_i64 (ClinferGraph *g, const char *name, int64_t n, const int64_t *v)
 {
-  g_autoptr (ClinferTensor) t = op_test_i64 (1, &n, v);
-
-  return clinfer_graph_add_constant (g, name, t);
+  return op_test_constant (g, name, CLINFER_TYPE_I64, 1, &n, v);
 }
 
 static void
@@ -49,19 +47,6 @@ assert_shape (const ClinferNode *n, int rank, const int64_t *dims)
   }
 }
 
-/* Evaluates @n on @inputs and returns output 0. */
-static ClinferTensor *
-run (ClinferNode *n, ClinferTensor *const *inputs)
-{
-  GError *err = NULL;
-  ClinferTensor **out = op_test_eval (n, inputs, &err), *y;
-
-  g_assert_no_error (err);
-  y = clinfer_tensor_ref (out[0]);
-  op_test_free_outputs (n, out);
-  return y;
-}
-
 static void
 assert_doubles (const ClinferTensor *t, const double *want, int64_t n)
 {
@@ -79,18 +64,6 @@ iota_f32 (int rank, const int64_t *dims)
   for (int64_t i = 0; i < clinfer_tensor_get_n_elements (t); i++)
     p[i] = (float) i;
   return t;
-}
-
-static void
-assert_node_error (ClinferGraph *g, const char *name, int code)
-{
-  GError *err = NULL;
-
-  g_assert_false (op_test_prepare (g, &err));
-  g_assert_error (err, CLINFER_ERROR, code);
-  if (strstr (err->message, name) == NULL)
-    g_test_fail_printf ("error '%s' does not name node '%s'", err->message, name);
-  g_error_free (err);
 }
 
 /* ---------------------------------------------------------------- */
@@ -111,7 +84,7 @@ test_reshape_zero_and_minus_one (void)
   prepare_ok (g);
   assert_shape (n, 2, want);
   g_assert_true (n->def->flags & CLINFER_OP_SHAPE_NEEDS_VALUES);
-  y = run (n, inputs);
+  y = op_test_eval_output (n, inputs);
   g_assert_cmpfloat (clinfer_tensor_get_as_double (y, 23), ==, 23.0);
 }
 
@@ -160,7 +133,7 @@ test_reshape_rejects_bad_count (void)
     const_i64 (g, "shape", 2, spec) };
 
   op_test_node (g, "Reshape", "", "bad_reshape", 2, in, 1);
-  assert_node_error (g, "bad_reshape", CLINFER_ERROR_SHAPE_MISMATCH);
+  op_test_assert_node_error (g, "bad_reshape", CLINFER_ERROR_SHAPE_MISMATCH);
 }
 
 /* ---------------------------------------------------------------- */
@@ -181,8 +154,8 @@ test_transpose (void)
   prepare_ok (g);
   assert_shape (rev, 3, want);
   assert_shape (p, 3, want2);
-  y = run (rev, &x);
-  y2 = run (p, &x);
+  y = op_test_eval_output (rev, &x);
+  y2 = op_test_eval_output (p, &x);
   /* y[k][j][i] = x[i][j][k] = i * 12 + j * 4 + k */
   for (int k = 0; k < 4; k++)
     for (int j = 0; j < 3; j++)
@@ -203,7 +176,7 @@ test_transpose_rejects_bad_perm (void)
   ClinferNode *n = op_test_node (g, "Transpose", "", "bad_perm", 1, &in, 1);
 
   clinfer_node_set_attr (n, "perm", clinfer_attr_new_ints (perm, 3));
-  assert_node_error (g, "bad_perm", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "bad_perm", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -221,7 +194,7 @@ test_concat_negative_axis (void)
   clinfer_node_set_attr (n, "axis", clinfer_attr_new_int (-1));
   prepare_ok (g);
   assert_shape (n, 2, want);
-  y = run (n, inputs);
+  y = op_test_eval_output (n, inputs);
   assert_doubles (y, values, 10);
 }
 
@@ -235,7 +208,7 @@ test_concat_rejects_axis_out_of_range (void)
   ClinferNode *n = op_test_node (g, "Concat", "", "bad_concat", 2, in, 1);
 
   clinfer_node_set_attr (n, "axis", clinfer_attr_new_int (2));
-  assert_node_error (g, "bad_concat", CLINFER_ERROR_INVALID_ARGUMENT);
+  op_test_assert_node_error (g, "bad_concat", CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---------------------------------------------------------------- */
@@ -260,7 +233,7 @@ slice (int rank, const int64_t *xd, gsize n, const int64_t *starts,
     inputs[i] = in[i] ? in[i]->outputs[0].value : NULL;
   prepare_ok (g);
   *shape = s->outputs[0].shape;
-  return run (s, inputs);
+  return op_test_eval_output (s, inputs);
 }
 
 static void
@@ -331,9 +304,9 @@ test_gather_negative_index (void)
   prepare_ok (g);
   assert_shape (n, 2, want);
   assert_shape (ns, 1, (int64_t[]) { 3 });
-  y = run (n, inputs);
+  y = op_test_eval_output (n, inputs);
   assert_doubles (y, values, 4);
-  ys = run (ns, inputs_s);
+  ys = op_test_eval_output (ns, inputs_s);
   assert_doubles (ys, col, 3);
 }
 
@@ -380,8 +353,8 @@ test_constant_of_shape (void)
   g_assert_cmpint (z->outputs[0].type, ==, CLINFER_TYPE_F32);
   g_assert_cmpint (d->outputs[0].shape.rank, ==, 2);
   g_assert_cmpint (d->outputs[0].shape.dims[0], ==, CLINFER_DIM_DYNAMIC);
-  y = run (n, &st);
-  yz = run (z, &st);
+  y = op_test_eval_output (n, &st);
+  yz = op_test_eval_output (z, &st);
   for (int i = 0; i < 6; i++) {
     g_assert_cmpint (clinfer_tensor_get_as_int64 (y, i), ==, 7);
     g_assert_cmpfloat (clinfer_tensor_get_as_double (yz, i), ==, 0.0);
@@ -405,9 +378,9 @@ test_shape_start_end_and_size (void)
   prepare_ok (g);
   assert_shape (s, 1, (int64_t[]) { 2 });
   assert_shape (z, 0, NULL);
-  y = run (s, &x);
-  ya = run (a, &x);
-  ys = run (z, &x);
+  y = op_test_eval_output (s, &x);
+  ya = op_test_eval_output (a, &x);
+  ys = op_test_eval_output (z, &x);
   assert_doubles (y, want, 2);
   assert_doubles (ya, all, 4);
   assert_doubles (ys, count, 1);
@@ -452,7 +425,7 @@ test_squeeze_rejects_non_unit_axis (void)
     const_i64 (g, "axes", 1, axes) };
 
   op_test_node (g, "Squeeze", "", "bad_squeeze", 2, in, 1);
-  assert_node_error (g, "bad_squeeze", CLINFER_ERROR_SHAPE_MISMATCH);
+  op_test_assert_node_error (g, "bad_squeeze", CLINFER_ERROR_SHAPE_MISMATCH);
 }
 
 static void
@@ -475,7 +448,7 @@ test_flatten_and_identity (void)
   assert_shape (f0, 2, (int64_t[]) { 1, 120 });
   assert_shape (fn, 2, (int64_t[]) { 24, 5 });
   assert_shape (id, 4, xd);
-  y = run (id, &x);
+  y = op_test_eval_output (id, &x);
   g_assert_cmpint (memcmp (clinfer_tensor_get_const_data (y),
           clinfer_tensor_get_const_data (x), 120 * sizeof (float)), ==, 0);
 }
@@ -494,7 +467,7 @@ test_expand (void)
 
   prepare_ok (g);
   assert_shape (n, 3, want);
-  y = run (n, inputs);
+  y = op_test_eval_output (n, inputs);
   for (int i = 0; i < 24; i++)
     g_assert_cmpfloat (clinfer_tensor_get_as_double (y, i), ==, (i / 4) % 3);
 }
@@ -515,7 +488,7 @@ cast_to (const ClinferTensor *x, ClinferElementType to)
   clinfer_node_set_attr (n, "to", clinfer_attr_new_int (to));
   prepare_ok (g);
   g_assert_cmpint (n->outputs[0].type, ==, to);
-  return run (n, &xin);
+  return op_test_eval_output (n, &xin);
 }
 
 static void

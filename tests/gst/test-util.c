@@ -2,6 +2,7 @@
 #include "test-util.h"
 
 #include <gst/app/gstappsink.h>
+#include <gst/clinfer/clinfer-tensor-meta.h>
 #include <string.h>
 
 gchar *
@@ -140,4 +141,68 @@ test_get_rois (GstBuffer * buf)
     g_ptr_array_add (rois, meta);
   g_ptr_array_sort (rois, compare_confidence);
   return rois;
+}
+
+/* A clinfer element with model tests/data/gst/@model (or @model itself
+ * when it is absolute) and the properties in @args ("name=value ...",
+ * parsed like gst-launch-1.0 does; may be NULL). */
+GstElement *
+test_make_clinfer (const gchar * model, const gchar * args)
+{
+  GstElement *e = gst_element_factory_make ("clinfer", NULL);
+  gchar **tokens;
+  guint i;
+
+  fail_unless (e != NULL, "the clinfer plugin is not found (GST_PLUGIN_PATH)");
+  if (model != NULL) {
+    gchar *path;
+
+    if (g_path_is_absolute (model)) {
+      path = g_strdup (model);
+    } else {
+      gchar *rel = g_build_filename ("gst", model, NULL);
+
+      path = test_data_path (rel);
+      g_free (rel);
+    }
+    g_object_set (e, "model", path, NULL);
+    g_free (path);
+  }
+  tokens = g_strsplit (args ? args : "", " ", -1);
+  for (i = 0; tokens[i] != NULL; i++) {
+    gchar *eq = strchr (tokens[i], '=');
+
+    if (tokens[i][0] == '\0')
+      continue;
+    fail_unless (eq != NULL, "bad argument %s", tokens[i]);
+    *eq = '\0';
+    gst_util_set_object_arg (G_OBJECT (e), tokens[i], eq + 1);
+  }
+  g_strfreev (tokens);
+  return e;
+}
+
+void
+test_set_video_caps (GstHarness * h, const GstVideoInfo * info)
+{
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (info));
+}
+
+const GstClinferTensor *
+test_get_tensor (GstBuffer * buf, const gchar * name)
+{
+  GstClinferTensorMeta *meta = gst_buffer_get_clinfer_tensor_meta (buf);
+
+  fail_unless (meta != NULL, "no tensor meta");
+  return gst_clinfer_tensor_meta_get_tensor_by_name (meta, name);
+}
+
+GstBuffer *
+test_push_frame (GstHarness * h, gint width, gint height)
+{
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, width, height);
+  test_set_video_caps (h, &info);
+  return gst_harness_push_and_pull (h, test_make_frame (&info, 7));
 }

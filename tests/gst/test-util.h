@@ -5,6 +5,7 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/clinfer/clinfer-tensor-meta.h>
 
 G_BEGIN_DECLS
 
@@ -32,5 +33,17 @@ GstMessage *test_run_pipeline (const gchar * description, guint timeout_s);
  * (the "confidence" of their "detection" or "classification" param). */
 GPtrArray *test_get_rois (GstBuffer * buf);
 gdouble test_roi_confidence (GstVideoRegionOfInterestMeta * roi);
+
+/* A clinfer element with model tests/data/gst/@model (or @model itself
+ * when it is absolute) and the properties in @args ("name=value ...",
+ * parsed as gst-launch-1.0 does; may be NULL). (transfer floating) */
+GstElement *test_make_clinfer (const gchar * model, const gchar * args);
+void test_set_video_caps (GstHarness * h, const GstVideoInfo * info);
+/* The tensor called @name in the tensor meta of @buf (which must have
+ * one), or NULL. */
+const GstClinferTensor *test_get_tensor (GstBuffer * buf, const gchar * name);
+/* Sets RGB caps of @width x @height and pushes and pulls one
+ * pseudo-random frame; (transfer full) the output. */
+GstBuffer *test_push_frame (GstHarness * h, gint width, gint height);
 
 G_END_DECLS

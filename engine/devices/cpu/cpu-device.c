@@ -137,9 +137,20 @@ static ClinferDevice *
 cpu_open (const char *device, ClinferDevice *share,
     const ClinferCompileConfig *config, GError **error)
 {
-  ClinferDevice *d = g_new0 (ClinferDevice, 1);
+  ClinferDevice *d;
   int threads = config ? clinfer_compile_config_get_threads (config) : 0;
+  const char *config_file = config
+      ? clinfer_compile_config_get_config_file (config) : NULL;
 
+  /* Custom layers are OpenCL kernels: the native CPU cannot run them, and
+   * silently running the built-in op instead would be wrong. */
+  if (config_file) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: custom OpenCL kernels (config file) need an OpenCL device "
+        "(GPU, GPU.N); the device is CPU", config_file);
+    return NULL;
+  }
+  d = g_new0 (ClinferDevice, 1);
   clinfer_device_init (d, &clinfer_cpu_device_class, "CPU",
       "native CPU device");
   d->threads = threads > 0 ? threads : omp_get_num_procs ();
@@ -238,24 +249,16 @@ set_slot (ClinferTensor **slot, ClinferTensor *t)
   *slot = clinfer_tensor_ref (t);
 }
 
-/* Host view of remote input @r (mapped for reading; contiguous). */
+/* Host copy of remote input @r (contiguous); the map counts the bytes it
+ * moves from device memory. */
 static ClinferTensor *
 map_remote_input (ClinferRemoteTensor *r, ClinferRunIO *io, GError **error)
 {
-  gpointer p;
-  g_autoptr (ClinferTensor) view = NULL;
-  ClinferTensor *copy;
+  ClinferTensor *copy = clinfer_tensor_new (r->type, &r->shape, error);
 
-  if (r->span == 0)
-    return clinfer_tensor_new (r->type, &r->shape, error);
-  p = r->klass->map (r, FALSE, &io->bytes_to_host, error);
-  if (p == NULL)
-    return NULL;
-  view = clinfer_tensor_new_wrapped (r->type, &r->shape, r->strides, p, NULL,
-      NULL, error);
-  /* A contiguous copy keeps the map short and the kernels' contract. */
-  copy = view ? clinfer_tensor_copy (view, error) : NULL;
-  r->klass->unmap (r, p, FALSE, &io->bytes_to_host);
+  if (copy && !clinfer_remote_tensor_read_counted (r, copy, &io->bytes_to_host,
+          error))
+    g_clear_pointer (&copy, clinfer_tensor_unref);
   return copy;
 }
 
@@ -264,8 +267,6 @@ static gboolean
 write_remote_output (ClinferRemoteTensor *r, ClinferTensor *t,
     ClinferRunIO *io, GError **error)
 {
-  gpointer p;
-
   if (!clinfer_shape_equal (&r->shape, clinfer_tensor_get_shape (t))) {
     g_autofree char *want = clinfer_shape_to_string (clinfer_tensor_get_shape (t));
     g_autofree char *got = clinfer_shape_to_string (&r->shape);
@@ -274,16 +275,7 @@ write_remote_output (ClinferRemoteTensor *r, ClinferTensor *t,
         want, got);
     return FALSE;
   }
-  if (r->span == 0)
-    return TRUE;
-  p = r->klass->map (r, TRUE, &io->bytes_to_device, error);
-  if (p == NULL)
-    return FALSE;
-  clinfer_copy_strided (p, r->strides, clinfer_tensor_get_const_data (t),
-      clinfer_tensor_get_strides (t), &r->shape,
-      clinfer_element_type_size (r->type));
-  r->klass->unmap (r, p, TRUE, &io->bytes_to_device);
-  return TRUE;
+  return clinfer_remote_tensor_write_counted (r, t, &io->bytes_to_device, error);
 }
 
 static gboolean

@@ -23,6 +23,7 @@ clinfer_ocl_step_impl_new (void)
   impl->launches = g_ptr_array_new_with_free_func (launch_free);
   impl->mems = g_ptr_array_new_with_free_func (clinfer_ocl_release_mem);
   impl->programs = g_ptr_array_new_with_free_func (clinfer_ocl_release_program);
+  impl->scratch = g_array_new (FALSE, FALSE, sizeof (gsize));
   return impl;
 }
 
@@ -34,6 +35,7 @@ clinfer_ocl_step_impl_free (OclStepImpl *impl)
   g_ptr_array_unref (impl->launches);
   g_ptr_array_unref (impl->mems);
   g_ptr_array_unref (impl->programs);
+  g_array_unref (impl->scratch);
   g_free (impl->name);
   g_free (impl);
 }
@@ -149,6 +151,26 @@ clinfer_ocl_arg_local (OclLaunch *l, gsize bytes)
   arg_append (l, OCL_ARG_LOCAL)->bytes = bytes;
 }
 
+guint
+clinfer_ocl_scratch_new (OclBuilder *b, gsize bytes)
+{
+  bytes = MAX (bytes, 4);
+  g_array_append_val (b->impl->scratch, bytes);
+  return b->impl->scratch->len - 1;
+}
+
+void
+clinfer_ocl_arg_scratch (OclLaunch *l, guint index)
+{
+  arg_append (l, OCL_ARG_SCRATCH)->port = index;
+}
+
+void
+clinfer_ocl_arg_buffer (OclLaunch *l, OclArgKind kind, guint index)
+{
+  arg_append (l, kind)->port = index;
+}
+
 gboolean
 clinfer_ocl_arg_data (OclBuilder *b, OclLaunch *l, const void *data,
     gsize bytes, GError **error)
@@ -182,6 +204,15 @@ clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1, size_t l2)
   l->lws[0] = l0;
   l->lws[1] = l1;
   l->lws[2] = l2;
+}
+
+void
+clinfer_ocl_launch_tile0 (OclLaunch *l, size_t tile)
+{
+  if (l->gws[0] <= tile / 2)
+    return;
+  l->gws[0] = (l->gws[0] + tile - 1) / tile * tile;
+  clinfer_ocl_launch_set_local (l, tile, 1, 1);
 }
 
 void

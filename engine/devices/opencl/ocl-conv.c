@@ -128,25 +128,35 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
   cin_g = g.cin / MAX (g.group, 1);
   cout_g = g.cout / MAX (g.group, 1);
   if (is_1x1 (&g)) {
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_1x1", error)))
+    gboolean vec4 = out_sp % 4 == 0;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts,
+                vec4 ? "conv_1x1_vec4" : "conv_1x1", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, g.cin);
     clinfer_ocl_arg_int (l, g.cout);
     clinfer_ocl_arg_int (l, out_sp);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, out_sp, (g.cout + 3) / 4, g.batch);
+    clinfer_ocl_launch_set_global (l, 3, vec4 ? out_sp / 4 : out_sp,
+        (g.cout + 3) / 4, g.batch);
+    clinfer_ocl_launch_tile0 (l, vec4 ? 16 : 64);
   } else if (g.group == g.cin && g.group == g.cout && g.in[0] == 1
       && g.k[0] == 1) {
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_depthwise", error)))
+    gboolean vec4 = g.out[2] % 4 == 0;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts,
+                vec4 ? "conv_depthwise4" : "conv_depthwise", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, g.cout);
     geometry_args (l, &g);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, out_sp, g.cout, g.batch);
+    clinfer_ocl_launch_set_global (l, 3, vec4 ? out_sp / 4 : out_sp, g.cout,
+        g.batch);
+    clinfer_ocl_launch_tile0 (l, vec4 ? 16 : 64);
   } else {
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_direct", error)))
+    gboolean by4 = cout_g % 4 == 0;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts,
+                by4 ? "conv_direct4" : "conv_direct", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, cin_g);
@@ -154,7 +164,9 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
     clinfer_ocl_arg_int (l, cout_g);
     geometry_args (l, &g);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, out_sp, g.cout, g.batch);
+    clinfer_ocl_launch_set_global (l, 3, out_sp, by4 ? g.cout / 4 : g.cout,
+        g.batch);
+    clinfer_ocl_launch_tile0 (l, 64);
   }
   return TRUE;
 }

@@ -2,7 +2,7 @@
  * runtime objects, custom layers from the config file), which steps it
  * runs, and preparing a plan (kernels built per step, constants uploaded
  * once). The executor is in ocl-run.c. */
-#include "devices/opencl/ocl-internal.h"
+#include "devices/opencl/ocl-custom.h"
 #include <omp.h>
 #include <string.h>
 
@@ -214,6 +214,14 @@ ocl_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
   return TRUE;
 }
 
+static gboolean
+ocl_handles_op_type (ClinferDevice *device, const char *op_type)
+{
+  OclDevice *d = (OclDevice *) device;
+
+  return clinfer_ocl_custom_lookup (d->custom, op_type) != NULL;
+}
+
 const ClinferDeviceClass clinfer_opencl_device_class = {
   .name = "GPU",
   .open = ocl_open,
@@ -224,6 +232,7 @@ const ClinferDeviceClass clinfer_opencl_device_class = {
   .create_run = clinfer_ocl_create_run,
   .free_run = clinfer_ocl_free_run,
   .run = clinfer_ocl_run,
+  .handles_op_type = ocl_handles_op_type,
   .create_remote = clinfer_ocl_create_remote,
 };
 

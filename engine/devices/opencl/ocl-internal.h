@@ -89,6 +89,7 @@ typedef enum {
   OCL_ARG_INT4,
   OCL_ARG_INT8,
   OCL_ARG_LOCAL,             /* __local memory of @bytes */
+  OCL_ARG_SCRATCH,           /* per-request buffer @port of the step */
 } OclArgKind;
 
 typedef struct {
@@ -125,6 +126,7 @@ typedef struct {
   GPtrArray *mems;           /* cl_mem the step owns */
   GPtrArray *programs;       /* cl_program the step owns (custom kernels) */
   guint64 used_inputs;       /* bit i: input port i is read on the device */
+  GArray *scratch;           /* gsize: per-request buffers the step needs */
 } OclStepImpl;
 
 /* TRUE when input @port of @impl is read by a launch (ports >= 64 are
@@ -174,6 +176,18 @@ void clinfer_ocl_arg_int4 (OclLaunch *l, int a, int b, int c, int d);
 /* Up to 8 ints (the rest 0). */
 void clinfer_ocl_arg_int8 (OclLaunch *l, const int *v, guint n);
 void clinfer_ocl_arg_local (OclLaunch *l, gsize bytes);
+/* A per-request buffer of @bytes for the step; returns its index for
+ * clinfer_ocl_arg_scratch(). */
+guint clinfer_ocl_scratch_new (OclBuilder *b, gsize bytes);
+void clinfer_ocl_arg_scratch (OclLaunch *l, guint index);
+/* Appends an INPUT, OUTPUT or SCRATCH argument (@kind) of @index. */
+void clinfer_ocl_arg_buffer (OclLaunch *l, OclArgKind kind, guint index);
+/* A gather_strided launch (kernels/layout.cl) of @type elements from
+ * buffer (@src_kind, @src) into contiguous (@dst_kind, @dst) of @dims,
+ * reading src at @base + sum idx_d * @xs_d (elements). */
+gboolean clinfer_ocl_gather_new (OclBuilder *b, ClinferElementType type,
+    OclArgKind src_kind, guint src, OclArgKind dst_kind, guint dst,
+    const ClinferShape *dims, const int64_t *xs, int64_t base, GError **error);
 /* Uploads @bytes of @data as a read-only buffer owned by the step. */
 gboolean clinfer_ocl_arg_data (OclBuilder *b, OclLaunch *l, const void *data,
     gsize bytes, GError **error);
@@ -181,6 +195,10 @@ void clinfer_ocl_launch_set_global (OclLaunch *l, guint dims, size_t g0,
     size_t g1, size_t g2);
 void clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1,
     size_t l2);
+/* Work-groups of @tile work-items along dimension 0 (the global size
+ * rounded up: the kernel must bounds-check it); CPU runtimes vectorise
+ * across a work-group. Call after set_global. */
+void clinfer_ocl_launch_tile0 (OclLaunch *l, size_t tile);
 /* A device-side copy of @bytes from input @src_port to output @dst_port. */
 void clinfer_ocl_copy_new (OclBuilder *b, guint src_port, gsize src_offset,
     guint dst_port, gsize dst_offset, gsize bytes);

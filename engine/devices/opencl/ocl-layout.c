@@ -29,15 +29,13 @@ elem_strides (const ClinferShape *s, int64_t *st)
   }
 }
 
-/* A gather_strided launch: output @port of @dims (contiguous) reads input
- * 0 at @base + sum idx_d * @xs_d. */
-static gboolean
-gather (OclBuilder *b, const ClinferNode *node, guint port,
+gboolean
+clinfer_ocl_gather_new (OclBuilder *b, ClinferElementType type,
+    OclArgKind src_kind, guint src, OclArgKind dst_kind, guint dst,
     const ClinferShape *dims, const int64_t *xs, int64_t base, GError **error)
 {
   OclLaunch *l = clinfer_ocl_launch_new (b, "layout",
-      clinfer_ocl_elem_options (clinfer_ocl_in_type (node, 0)),
-      "gather_strided", error);
+      clinfer_ocl_elem_options (type), "gather_strided", error);
   int d[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, s[8] = { 0 };
   int64_t n = clinfer_shape_n_elements (dims);
 
@@ -47,8 +45,8 @@ gather (OclBuilder *b, const ClinferNode *node, guint port,
     d[i] = (int) dims->dims[i];
     s[i] = (int) xs[i];
   }
-  clinfer_ocl_arg_input (l, 0);
-  clinfer_ocl_arg_output (l, port);
+  clinfer_ocl_arg_buffer (l, src_kind, src);
+  clinfer_ocl_arg_buffer (l, dst_kind, dst);
   clinfer_ocl_arg_int (l, (int) n);
   clinfer_ocl_arg_int (l, MAX (dims->rank, 1));
   clinfer_ocl_arg_int8 (l, d, 8);
@@ -56,6 +54,16 @@ gather (OclBuilder *b, const ClinferNode *node, guint port,
   clinfer_ocl_arg_int (l, (int) base);
   clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
   return TRUE;
+}
+
+/* Output @port of @dims (contiguous) read from input 0 at @base + sum
+ * idx_d * @xs_d. */
+static gboolean
+gather (OclBuilder *b, const ClinferNode *node, guint port,
+    const ClinferShape *dims, const int64_t *xs, int64_t base, GError **error)
+{
+  return clinfer_ocl_gather_new (b, clinfer_ocl_in_type (node, 0),
+      OCL_ARG_INPUT, 0, OCL_ARG_OUTPUT, port, dims, xs, base, error);
 }
 
 /* ---- Reshape and friends: one copy ---- */

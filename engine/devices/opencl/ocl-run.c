@@ -33,6 +33,7 @@ typedef struct {
   ClinferTensor **host;      /* per slot: host tensor (view, const, input) */
   void *host_arena;
   cl_kernel **kernels;       /* per step, per launch */
+  cl_mem **scratch;          /* per step: its scratch buffers */
   HostWrap *wraps;           /* per input */
   cl_mem *in_bufs;           /* per input: device copy when not wrapped */
   ClinferTensor **in_host;   /* per input: host copy of a remote input */
@@ -52,6 +53,10 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
         if (r->kernels[i][j])
           clReleaseKernel (r->kernels[i][j]);
       g_free (r->kernels[i]);
+      for (guint j = 0; impl && r->scratch[i] && j < impl->scratch->len; j++)
+        if (r->scratch[i][j])
+          clReleaseMemObject (r->scratch[i][j]);
+      g_free (r->scratch[i]);
     }
   }
   for (guint i = 0; i < r->n_slots; i++) {
@@ -70,6 +75,7 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
     clReleaseMemObject (r->arena);
   free (r->host_arena);
   g_free (r->kernels);
+  g_free (r->scratch);
   g_free (r->arena_mems);
   g_free (r->slot_mem);
   g_free (r->state);
@@ -119,15 +125,30 @@ create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
   return TRUE;
 }
 
+static gboolean
+create_scratch (OclRun *r, guint step, OclStepImpl *impl, GError **error)
+{
+  cl_int err = CL_SUCCESS;
+
+  r->scratch[step] = g_new0 (cl_mem, MAX (impl->scratch->len, 1));
+  for (guint j = 0; j < impl->scratch->len && err == CL_SUCCESS; j++)
+    r->scratch[step][j] = clCreateBuffer (r->dev->core->context,
+        CL_MEM_READ_WRITE, g_array_index (impl->scratch, gsize, j), NULL, &err);
+  return clinfer_ocl_check (err, "clCreateBuffer (scratch)", error);
+}
+
 /* Kernel objects per launch, with their constant arguments set. */
 static gboolean
 create_kernels (OclRun *r, ClinferPlan *plan, GError **error)
 {
   r->kernels = g_new0 (cl_kernel *, MAX (plan->steps->len, 1));
+  r->scratch = g_new0 (cl_mem *, MAX (plan->steps->len, 1));
   for (guint i = 0; i < plan->steps->len; i++) {
     OclStepImpl *impl = r->op->steps[i];
     if (impl == NULL)
       continue;
+    if (!create_scratch (r, i, impl, error))
+      return FALSE;
     r->kernels[i] = g_new0 (cl_kernel, MAX (impl->launches->len, 1));
     for (guint j = 0; j < impl->launches->len; j++) {
       OclLaunch *l = g_ptr_array_index (impl->launches, j);
@@ -147,6 +168,9 @@ create_kernels (OclRun *r, ClinferPlan *plan, GError **error)
           case OCL_ARG_INT4: err = clSetKernelArg (k, a, sizeof (cl_int4), arg->v); break;
           case OCL_ARG_INT8: err = clSetKernelArg (k, a, sizeof (cl_int8), arg->v); break;
           case OCL_ARG_LOCAL: err = clSetKernelArg (k, a, arg->bytes, NULL); break;
+          case OCL_ARG_SCRATCH:
+            err = clSetKernelArg (k, a, sizeof (cl_mem), &r->scratch[i][arg->port]);
+            break;
           default: break;
         }
       }
@@ -345,10 +369,9 @@ bind_input (OclRun *r, guint si, guint k, ClinferRunIO *io, GError **error)
     /* Another context, or strided: read through the host (counted when
      * the memory is not host memory). */
     if (!input_host_tensor (r, si, error)
-        || !clinfer_remote_tensor_read (rt, r->host[si], error))
+        || !clinfer_remote_tensor_read_counted (rt, r->host[si],
+            &io->bytes_to_host, error))
       return FALSE;
-    if (rt->host == NULL)
-      io->bytes_to_host += rt->span;
     r->state[si] = ON_HOST;
     return TRUE;
   }
@@ -449,11 +472,10 @@ write_output (OclRun *r, guint i, ClinferRunIO *io, GError **error)
         rt->span, 0, NULL, NULL);
     return clinfer_ocl_check (err, "clEnqueueCopyBuffer (output)", error);
   }
-  if (!ensure_host (r, si, io, error)
-      || !clinfer_remote_tensor_write (rt, r->host[si], error))
+  if (!ensure_host (r, si, io, error))
     return FALSE;
-  io->bytes_to_device += rt->span;
-  return TRUE;
+  return clinfer_remote_tensor_write_counted (rt, r->host[si],
+      &io->bytes_to_device, error);
 }
 
 /* ---------------------------------------------------------------- */

@@ -95,6 +95,20 @@ ir_export_binary (IrWriter *w, const ClinferNode *n, const char *type,
   return v;
 }
 
+IrVal
+ir_export_shape_of (IrWriter *w, const ClinferNode *n, const char *suffix,
+    IrVal x)
+{
+  int l = irw_layer (w, "ShapeOf", 3, *n->name ? n->name : n->outputs[0].name,
+      suffix);
+  int64_t rank = irw_shape (w, x)->rank;
+  ClinferShape s = clinfer_shape_make (1, &rank);
+
+  irw_attr (w, l, "output_type", "i64");
+  irw_input (w, l, x);
+  return irw_output (w, l, CLINFER_TYPE_I64, rank >= 0 ? &s : NULL);
+}
+
 /* A scalar of @n's output type (f32 for non-float outputs). */
 static IrVal
 scalar (IrWriter *w, const ClinferNode *n, const char *suffix, double v)
@@ -125,7 +139,7 @@ static const struct { const char *onnx, *ov; int opset; } unary_map[] = {
   { "Neg", "Negative", 1 }, { "Sin", "Sin", 1 }, { "Cos", "Cos", 1 },
   { "Tan", "Tan", 1 }, { "Asin", "Asin", 1 }, { "Acos", "Acos", 1 },
   { "Atan", "Atan", 1 }, { "Sinh", "Sinh", 1 }, { "Cosh", "Cosh", 1 },
-  { "Asinh", "Asinh", 3 }, { "Acosh", "Acosh", 3 }, { "Atanh", "Atanh", 3 },
+  { "Asinh", "Asinh", 4 }, { "Acosh", "Acosh", 4 }, { "Atanh", "Atanh", 4 },
   { "Erf", "Erf", 1 }, { "Sign", "Sign", 1 }, { "HardSwish", "HSwish", 4 },
   { "Mish", "Mish", 4 }, { "Softplus", "SoftPlus", 4 },
   { "Softsign", "SoftSign", 9 }, { "Not", "LogicalNot", 1 },
@@ -220,8 +234,12 @@ ir_export_prelu (IrWriter *w, const ClinferNode *n, GError **error)
   ins[0] = irw_in (w, n, 0);
   if (sr < xr) {
     int64_t dims[CLINFER_MAX_RANK];
+    /* Before opset 7 a 1-D slope of C values is per channel (dim 1). */
+    gboolean legacy = n->opset > 0 && n->opset < 7 && sr == 1 && xr >= 2
+        && d->shape.dims[0] != 1;
     for (int i = 0; i < xr; i++)
-      dims[i] = i < xr - sr ? 1 : d->shape.dims[i - (xr - sr)];
+      dims[i] = legacy ? (i == 1 ? d->shape.dims[0] : 1)
+          : i < xr - sr ? 1 : d->shape.dims[i - (xr - sr)];
     ins[1] = ir_export_reshape_const (w, n, 1, "slope", dims, xr);
   } else {
     ins[1] = irw_in (w, n, 1);
@@ -290,47 +308,46 @@ ir_export_hard_sigmoid (IrWriter *w, const ClinferNode *n, GError **error)
   return export_two_params (w, n, "HardSigmoid", "alpha", 0.2f, "beta", 0.5f);
 }
 
-/* One Clip bound: attribute before opset 11, optional input since. */
-static gboolean
-clip_bound (const ClinferNode *n, guint i, const char *name, float def,
-    gboolean *is_const, float *v)
-{
-  const ClinferTensor *t;
-
-  *is_const = TRUE;
-  if (n->opset < 11)
-    return clinfer_node_attr_float (n, name, def, v, NULL);
-  *v = def;
-  if (i >= n->n_inputs || n->inputs[i].node == NULL)
-    return TRUE;
-  t = irw_in_value (n, i);
-  if (t && clinfer_tensor_get_n_elements (t) == 1)
-    *v = (float) clinfer_tensor_get_as_double (t, 0);
-  else
-    *is_const = FALSE;
-  return TRUE;
-}
-
-/* Clip: Clamp with constant bounds, else Maximum / Minimum. */
+/* Clip: Clamp with constant bounds (attributes before opset 11, scalar
+ * inputs since), else Maximum / Minimum with the bound inputs. */
 gboolean
 ir_export_clip (IrWriter *w, const ClinferNode *n, GError **error)
 {
-  float lo, hi;
-  gboolean lo_const, hi_const;
-  IrVal v = irw_in (w, n, 0);
+  float bound[2] = { -FLT_MAX, FLT_MAX };
+  gboolean present[2] = { FALSE, FALSE }, all_const = TRUE;
+  static const char *const names[] = { "min", "max" };
+  IrVal v;
 
-  if (!clip_bound (n, 1, "min", -FLT_MAX, &lo_const, &lo)
-      || !clip_bound (n, 2, "max", FLT_MAX, &hi_const, &hi))
-    return FALSE;
-  if (lo_const && hi_const) {
+  for (guint k = 0; k < 2; k++) {
+    const ClinferTensor *t;
+    if (n->opset < 11) {
+      present[k] = clinfer_node_get_attr (n, names[k]) != NULL;
+      if (!clinfer_node_attr_float (n, names[k], bound[k], &bound[k], NULL))
+        return FALSE;
+      continue;
+    }
+    present[k] = k + 1 < n->n_inputs && n->inputs[k + 1].node;
+    t = present[k] ? irw_in_value (n, k + 1) : NULL;
+    if (t && clinfer_tensor_get_n_elements (t) == 1)
+      bound[k] = (float) clinfer_tensor_get_as_double (t, 0);
+    else if (present[k])
+      all_const = FALSE;
+  }
+  v = irw_in (w, n, 0);
+  if (all_const && (clinfer_element_type_is_float (n->outputs[0].type)
+          || (present[0] && present[1]))) {
     v = ir_export_unary (w, n, "Clamp", 1, NULL, v);
-    irw_attr (w, v.layer, "min", "%.9g", lo);
-    irw_attr (w, v.layer, "max", "%.9g", hi);
+    irw_attr (w, v.layer, "min", "%.9g", bound[0]);
+    irw_attr (w, v.layer, "max", "%.9g", bound[1]);
+  } else if (n->opset < 11) {
+    return FALSE;
   } else {
-    v = ir_export_binary (w, n, "Maximum", "min", v, lo_const
-        ? scalar (w, n, "min_value", lo) : irw_in (w, n, 1));
-    v = ir_export_binary (w, n, "Minimum", NULL, v, hi_const
-        ? scalar (w, n, "max_value", hi) : irw_in (w, n, 2));
+    /* Bounds of the input's own type, only the ones given. */
+    if (present[0])
+      v = ir_export_binary (w, n, "Maximum", present[1] ? "min" : NULL, v,
+          irw_in (w, n, 1));
+    if (present[1])
+      v = ir_export_binary (w, n, "Minimum", NULL, v, irw_in (w, n, 2));
   }
   irw_set (w, n, 0, v);
   return TRUE;
@@ -395,8 +412,7 @@ ir_export_softmax (IrWriter *w, const ClinferNode *n, GError **error)
     v = ir_export_unary (w, n, type, opset, "2d", v);
     irw_attr (w, v.layer, "axis", "1");
     ins[0] = v;
-    ins[1] = irw_op (w, n, "ShapeOf", 3, "shape", &x, 1, 0);
-    irw_attr (w, ins[1].layer, "output_type", "i64");
+    ins[1] = ir_export_shape_of (w, n, "shape", x);
     v = irw_op (w, n, "Reshape", 1, NULL, ins, 2, 0);
     irw_attr (w, v.layer, "special_zero", "false");
   }
@@ -848,11 +864,33 @@ ir_export_gemm (IrWriter *w, const ClinferNode *n, GError **error)
   return TRUE;
 }
 
-/* Identity and inference Dropout: the output is the input (a Dropout
- * mask output has no value: a reader of it fails the write). */
+/* Identity and inference Dropout: the output is the input, and a Dropout
+ * mask is all true. Training Dropout is random: not written here. */
 gboolean
 ir_export_identity (IrWriter *w, const ClinferNode *n, GError **error)
 {
-  irw_set (w, n, 0, irw_in (w, n, 0));
+  IrVal x, ins[2];
+  g_autoptr (ClinferTensor) yes = NULL;
+  ClinferShape scalar = clinfer_shape_make (0, NULL);
+  g_autofree char *name = NULL;
+
+  if (strcmp (n->op_type, "Dropout") == 0 && n->opset >= 12
+      && n->n_inputs > 2 && n->inputs[2].node) {
+    const ClinferTensor *t = irw_in_value (n, 2);
+    if (t == NULL || clinfer_tensor_get_as_double (t, 0) != 0)
+      return FALSE;
+  }
+  x = irw_in (w, n, 0);
+  irw_set (w, n, 0, x);
+  if (n->n_outputs < 2)
+    return TRUE;
+  yes = clinfer_tensor_new (CLINFER_TYPE_BOOL, &scalar, NULL);
+  *(guint8 *) clinfer_tensor_get_data (yes) = 1;
+  name = ir_export_name (n, "mask_value");
+  ins[0] = irw_const (w, yes, name, FALSE);
+  ins[1] = ir_export_shape_of (w, n, "shape", x);
+  ins[0] = irw_op (w, n, "Broadcast", 3, "mask", ins, 2, 1);
+  irw_attr (w, ins[0].layer, "mode", "numpy");
+  irw_set (w, n, 1, ins[0]);
   return TRUE;
 }

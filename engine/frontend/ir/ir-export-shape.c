@@ -222,7 +222,7 @@ export_index_op (IrWriter *w, const ClinferNode *n, GError **error)
     ins[0] = irw_op (w, n, "GatherND", 8, NULL, ins, 2, 0);
     irw_attr (w, ins[0].layer, "batch_dims", "%" G_GINT64_FORMAT, v);
   } else if (strcmp (n->op_type, "ScatterND") == 0) {
-    ins[0] = irw_op (w, n, "ScatterNDUpdate", 3, NULL, ins, 3, 0);
+    ins[0] = irw_op (w, n, "ScatterNDUpdate", 4, NULL, ins, 3, 0);
   } else {
     clinfer_node_attr_int (n, "axis", 0, &v, NULL);
     ins[3] = ints_const (w, n, "axis", &v, 1, TRUE);
@@ -485,6 +485,12 @@ reduce_axes (IrWriter *w, const ClinferNode *n, IrVal *axes, gboolean *noop)
   if (!clinfer_node_attr_int (n, "noop_with_empty_axes", 0, &noop_attr, NULL)
       || !attr_or_input (w, n, "axes", 1, input_form, axes, &present))
     return FALSE;
+  /* An axes input known to be empty is no axes. */
+  if (present && input_form) {
+    ClinferPortDesc *d = clinfer_node_input_desc (n, 1);
+    if (d && clinfer_shape_n_elements (&d->shape) == 0)
+      present = FALSE;
+  }
   *noop = !present && noop_attr;
   if (!present && !noop_attr) {
     int64_t all[CLINFER_MAX_RANK];

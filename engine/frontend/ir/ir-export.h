@@ -23,6 +23,9 @@ IrVal ir_export_unary (IrWriter *w, const ClinferNode *n, const char *type,
     int opset, const char *suffix, IrVal x);
 IrVal ir_export_binary (IrWriter *w, const ClinferNode *n, const char *type,
     const char *suffix, IrVal a, IrVal b);
+/* ShapeOf-3 (i64) of @x. */
+IrVal ir_export_shape_of (IrWriter *w, const ClinferNode *n, const char *suffix,
+    IrVal x);
 /* Name for helper layers and constants: "<node>/<suffix>". (transfer
  * full) */
 char *ir_export_name (const ClinferNode *n, const char *suffix);

@@ -813,13 +813,59 @@ extension_attr (const char *v)
   }
 }
 
+/* Node input positions of the layer's inputs: "clinfer.inputs" gives the
+ * node's input count and "clinfer.absent" the positions left out. */
+static gboolean
+extension_inputs (IrReader *r, IrLayer *l, guint *n_inputs, guint *pos,
+    GError **error)
+{
+  g_autofree int64_t *absent = NULL;
+  int64_t total;
+  gsize na;
+  guint k = 0;
+
+  if (!ir_attr_int (r, l, "clinfer.inputs", FALSE, l->inputs->len, &total, error)
+      || !ir_attr_ints (r, l, "clinfer.absent", FALSE, &absent, &na, error))
+    return FALSE;
+  if (total < (int64_t) l->inputs->len || total > 64
+      || (gsize) total != l->inputs->len + na) {
+    ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
+        "clinfer.inputs=%" G_GINT64_FORMAT " does not match %u ports and %"
+        G_GSIZE_FORMAT " absent inputs", total, l->inputs->len, na);
+    return FALSE;
+  }
+  for (guint i = 0; i < (guint) total; i++) {
+    gboolean gone = FALSE;
+    for (gsize j = 0; j < na; j++)
+      gone = gone || absent[j] == i;
+    if (!gone && k < l->inputs->len)
+      pos[k++] = i;
+  }
+  if (k != l->inputs->len) {
+    ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
+        "clinfer.absent lists positions outside 0..%" G_GINT64_FORMAT,
+        total - 1);
+    return FALSE;
+  }
+  *n_inputs = (guint) total;
+  return TRUE;
+}
+
 static gboolean
 tr_extension (IrReader *r, IrLayer *l, GError **error)
 {
-  ClinferNode *n = ir_simple (r, l, l->type, 1, l->inputs->len,
-      l->outputs->len);
+  guint pos[64], n_inputs;
+  ClinferNode *n;
   GHashTableIter it;
   gpointer k, v;
+
+  if (!extension_inputs (r, l, &n_inputs, pos, error))
+    return FALSE;
+  n = ir_add_node (r, l, l->type, 1, n_inputs, l->outputs->len, NULL);
+  for (guint i = 0; i < l->inputs->len; i++)
+    ir_sink (l, i, n, pos[i]);
+  for (guint i = 0; i < l->outputs->len; i++)
+    ir_output (r, l, i, n, i);
 
   g_free (n->domain);
   n->domain = g_strdup (ir_attr_str (l, "clinfer.domain", ""));

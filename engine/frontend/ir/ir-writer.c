@@ -437,19 +437,25 @@ write_extension (IrWriter *w, const ClinferNode *n, GError **error)
   int l = irw_layer (w, n->op_type, 0, *n->name ? n->name : n->outputs[0].name,
       NULL);
 
-  if (!extension_attrs (w, l, n, error))
+  GString *absent = g_string_new (NULL);
+
+  if (!extension_attrs (w, l, n, error)) {
+    g_string_free (absent, TRUE);
     return FALSE;
-  for (guint i = 0; i < n->n_inputs; i++) {
-    IrVal v = irw_in (w, n, i);
-    if (v.layer < 0 && i < clinfer_node_n_present_inputs (n)) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-          "%s: node %s: absent inputs before present ones cannot be written",
-          w->path, clinfer_node_label (n));
-      return FALSE;
-    }
-    if (v.layer >= 0)
-      irw_input (w, l, v);
   }
+  /* Absent optional inputs are left out and listed, so the reader can put
+   * the present ones back at their positions. */
+  for (guint i = 0; i < n->n_inputs; i++) {
+    IrVal v = n->inputs[i].node ? irw_in (w, n, i) : IR_VAL_NONE;
+    if (n->inputs[i].node)
+      irw_input (w, l, v);
+    else
+      g_string_append_printf (absent, "%s%u", absent->len ? "," : "", i);
+  }
+  irw_attr (w, l, "clinfer.inputs", "%u", n->n_inputs);
+  if (absent->len)
+    irw_attr (w, l, "clinfer.absent", "%s", absent->str);
+  g_string_free (absent, TRUE);
   for (guint i = 0; i < n->n_outputs; i++)
     irw_set (w, n, i, irw_output (w, l, n->outputs[i].type,
         &n->outputs[i].shape));
