@@ -551,7 +551,9 @@ gst_clinfer_load (GstClinfer * self)
 
   GST_OBJECT_LOCK (self);
   settings.model_path = g_strdup (self->model_path);
-  settings.config_file = g_strdup (self->config_file);
+  /* An empty config-file is the same as none. */
+  if (self->config_file != NULL && *self->config_file != '\0')
+    settings.config_file = g_strdup (self->config_file);
   settings.device = g_strdup (self->device);
   settings.threads = (gint) self->threads;
   instance_id = g_strdup (self->model_instance_id);

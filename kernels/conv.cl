@@ -277,3 +277,48 @@ conv_depthwise4 (__global const data_t *x, __global const data_t *w,
     acc += LOAD4 (z, o);
   STORE4 (y, o, apply_activation4 (acc, act, act_a, act_b));
 }
+
+/* ConvTranspose (1 to 3 spatial dims as D, H, W): each output gathers the
+ * input positions whose stride grid lands on it. w is [cin, cout_g, k]. */
+__kernel void
+conv_transpose (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global data_t *y, int cin_g, int cout,
+    int cout_g, int4 in, int4 out, int4 k, int4 s, int4 dl, int4 pad,
+    int has_bias)
+{
+  int sp = get_global_id (0);
+  int oc = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.x * out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = (sp / out.z) % out.y, od = sp / (out.z * out.y);
+  int g = oc / cout_g, ocg = oc % cout_g;
+  int in_sp = in.x * in.y * in.z, ksz = k.x * k.y * k.z;
+  int groups = cout / cout_g;
+  float acc = has_bias ? LOAD (bias, oc) : 0.0f;
+
+  for (int ic = 0; ic < cin_g; ic++) {
+    int c = g * cin_g + ic;
+    __global const data_t *xi = x + ((size_t) n * cin_g * groups + c) * in_sp;
+    __global const data_t *wi = w + ((size_t) c * cout_g + ocg) * ksz;
+    for (int kd = 0; kd < k.x; kd++) {
+      int td = od + pad.x - kd * dl.x;
+      if (td < 0 || td % s.x || td / s.x >= in.x)
+        continue;
+      for (int kh = 0; kh < k.y; kh++) {
+        int th = oh + pad.y - kh * dl.y;
+        if (th < 0 || th % s.y || th / s.y >= in.y)
+          continue;
+        for (int kw = 0; kw < k.z; kw++) {
+          int tw = ow + pad.z - kw * dl.z;
+          if (tw < 0 || tw % s.z || tw / s.z >= in.z)
+            continue;
+          acc += LOAD (xi, ((td / s.x) * in.y + th / s.y) * in.z + tw / s.z)
+              * LOAD (wi, (kd * k.y + kh) * k.z + kw);
+        }
+      }
+    }
+  }
+  STORE (y, ((size_t) n * cout + oc) * out_sp + sp, acc);
+}

@@ -172,3 +172,55 @@ channel_affine (__global const data_t *x, __global const float *scale,
   int c = (i / inner) % channels;
   STORE (y, i, LOAD (x, i) * scale[c] + shift[c]);
 }
+
+/* Clip-11+ with bounds computed at run time: @lo / @hi hold one element
+ * each (absent: no bound). */
+__kernel void
+clip_tensor (__global const data_t *x, __global const data_t *lo,
+    __global const data_t *hi, __global data_t *y, int n, int has_lo,
+    int has_hi)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  float v = LOAD (x, i);
+  if (!isnan (v)) {
+    if (has_lo)
+      v = fmax (v, LOAD (lo, 0));
+    if (has_hi)
+      v = fmin (v, LOAD (hi, 0));
+  }
+  STORE (y, i, v);
+}
+
+/* IsNaN (kind 0) and IsInf (kind 1, @neg / @pos select the signs): bool
+ * output. */
+__kernel void
+classify (__global const data_t *x, __global uchar *y, int n, int kind,
+    int neg, int pos)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  float v = LOAD (x, i);
+  y[i] = kind == 0 ? isnan (v) != 0
+      : isinf (v) && (v > 0.0f ? pos : neg);
+}
+
+#ifdef EXP_T
+/* Pow with an exponent of another element type (EXP_T), broadcast. */
+__kernel void
+pow_mixed (__global const data_t *a, __global const EXP_T *b,
+    __global data_t *y, int n, int rank, int8 dims, int8 sa, int8 sb)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int d[8], s0[8], s1[8];
+  vstore8 (dims, 0, d);
+  vstore8 (sa, 0, s0);
+  vstore8 (sb, 0, s1);
+  STORE (y, i, pow (LOAD (a, strided_offset (i, rank, d, s0)),
+          (float) b[strided_offset (i, rank, d, s1)]));
+}
+#endif

@@ -44,3 +44,142 @@ copy_block (__global const ELEM *x, __global ELEM *y, int outer, int inner_x,
     return;
   y[(size_t) o * inner_y + offset + j] = x[(size_t) o * inner_x + j];
 }
+
+/* Where: y = cond ? a : b, all three broadcast to y (rank <= 8). */
+__kernel void
+where_select (__global const uchar *cond, __global const ELEM *a,
+    __global const ELEM *b, __global ELEM *y, int n, int rank, int8 dims,
+    int8 sc, int8 sa, int8 sb)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int d[8], s0[8], s1[8], s2[8];
+  vstore8 (dims, 0, d);
+  vstore8 (sc, 0, s0);
+  vstore8 (sa, 0, s1);
+  vstore8 (sb, 0, s2);
+  y[i] = cond[strided_offset (i, rank, d, s0)]
+      ? a[strided_offset (i, rank, d, s1)] : b[strided_offset (i, rank, d, s2)];
+}
+
+/* Trilu over the last two dims [rows, cols]: keeps j - i >= k (upper) or
+ * j - i <= k (lower), zeroes the rest; k from @kbuf (int64) or 0. */
+__kernel void
+trilu (__global const ELEM *x, __global const long *kbuf, __global ELEM *y,
+    int n, int rows, int cols, int has_k, int upper)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  long k = has_k ? kbuf[0] : 0;
+  long c = i % cols, r = (i / cols) % rows;
+  int keep = upper ? c - r >= k : c - r <= k;
+  y[i] = keep ? x[i] : (ELEM) 0;
+}
+
+/* Pad: y of @dims; x of @xdims read at y - @pb. mode 0 constant (@value
+ * bits), 1 edge, 2 reflect. */
+__kernel void
+pad (__global const ELEM *x, __global ELEM *y, int n, int rank, int8 dims,
+    int8 xdims, int8 pb, ELEM value, int mode)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int d[8], xd[8], p[8];
+  vstore8 (dims, 0, d);
+  vstore8 (xdims, 0, xd);
+  vstore8 (pb, 0, p);
+  int rem = i, off = 0, stride = 1;
+  for (int k = rank - 1; k >= 0; k--) {
+    int c = rem % d[k] - p[k];
+    rem /= d[k];
+    if (c < 0 || c >= xd[k]) {
+      if (mode == 0) {
+        y[i] = value;
+        return;
+      }
+      if (mode == 1)
+        c = c < 0 ? 0 : xd[k] - 1;
+      else {
+        int period = 2 * (xd[k] - 1);
+        c = period == 0 ? 0 : abs (c) % period;
+        c = c >= xd[k] ? period - c : c;
+      }
+    }
+    off += c * stride;
+    stride *= xd[k];
+  }
+  y[i] = x[off];
+}
+
+/* Tile: y of @dims reads x at each coordinate modulo x's @xdims. */
+__kernel void
+tile (__global const ELEM *x, __global ELEM *y, int n, int rank, int8 dims,
+    int8 xdims)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int d[8], xd[8];
+  vstore8 (dims, 0, d);
+  vstore8 (xdims, 0, xd);
+  int rem = i, off = 0, stride = 1;
+  for (int k = rank - 1; k >= 0; k--) {
+    int c = rem % d[k];
+    rem /= d[k];
+    off += (c % xd[k]) * stride;
+    stride *= xd[k];
+  }
+  y[i] = x[off];
+}
+
+#ifdef IDX_T
+/* Gather along an axis: y [outer, n_idx, inner] from x [outer, axis,
+ * inner]; negative indices count from the end (out of range reads 0). */
+__kernel void
+gather_axis (__global const ELEM *x, __global const IDX_T *idx,
+    __global ELEM *y, int n, int n_idx, int axis_dim, int inner)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int in = i % inner, j = (i / inner) % n_idx, o = i / (inner * n_idx);
+  long k = idx[j];
+  if (k < 0)
+    k += axis_dim;
+  y[i] = k >= 0 && k < axis_dim ? x[((long) o * axis_dim + k) * inner + in]
+      : (ELEM) 0;
+}
+
+/* GatherElements: y has idx's shape @dims; x strides @xs; the @axis
+ * coordinate comes from idx. */
+__kernel void
+gather_elements (__global const ELEM *x, __global const IDX_T *idx,
+    __global ELEM *y, int n, int rank, int8 dims, int8 xs, int axis,
+    int axis_dim)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int d[8], s[8];
+  vstore8 (dims, 0, d);
+  vstore8 (xs, 0, s);
+  int rem = i, off = 0;
+  for (int k = rank - 1; k >= 0; k--) {
+    int c = rem % d[k];
+    rem /= d[k];
+    if (k == axis) {
+      long v = idx[i];
+      c = (int) (v < 0 ? v + axis_dim : v);
+      if (c < 0 || c >= axis_dim) {
+        y[i] = (ELEM) 0;
+        return;
+      }
+    }
+    off += c * s[k];
+  }
+  y[i] = x[off];
+}
+#endif

@@ -8,7 +8,7 @@
 # Usage: scripts/test-all.sh [--no-deps] [--no-asan]
 #   --no-deps  skip scripts/install-deps.sh
 #   --no-asan  skip the sanitizer build
-# Environment: CLINFER_ASAN_SUITES (default "unit golden error conformance-sample") picks the
+# Environment: CLINFER_ASAN_SUITES (default "unit golden error element conformance-sample") picks the
 # suites run under the sanitizers; suites with no test are left out.
 #
 # The last line printed is always `N passed, M failed[, K skipped]`, counted
@@ -83,7 +83,7 @@ if [ "$run_asan" -eq 1 ]; then
       ninja -C build-asan; then
     have=$(existing_suites build-asan) || have=""
     suite_args=()
-    for suite in ${CLINFER_ASAN_SUITES:-unit golden error conformance-sample}; do
+    for suite in ${CLINFER_ASAN_SUITES:-unit golden error element conformance-sample}; do
       if grep -qx -- "$suite" <<<"$have"; then
         suite_args+=(--suite "$suite")
       else

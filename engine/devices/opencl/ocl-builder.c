@@ -2,6 +2,7 @@
  * launches (program, kernel name, arguments, work sizes) and device-side
  * copies, plus small helpers shared by the factories. */
 #include "devices/opencl/ocl-internal.h"
+#include "ops/broadcast.h"
 #include <string.h>
 
 static void
@@ -151,6 +152,15 @@ clinfer_ocl_arg_local (OclLaunch *l, gsize bytes)
   arg_append (l, OCL_ARG_LOCAL)->bytes = bytes;
 }
 
+void
+clinfer_ocl_arg_raw (OclLaunch *l, const void *data, gsize size)
+{
+  OclArg *arg = arg_append (l, OCL_ARG_RAW);
+
+  arg->bytes = MIN (size, sizeof (arg->v));
+  memcpy (arg->v, data, arg->bytes);
+}
+
 guint
 clinfer_ocl_scratch_new (OclBuilder *b, gsize bytes)
 {
@@ -267,6 +277,60 @@ clinfer_ocl_elem_options (ClinferElementType type)
     case 4: return "-DELEM=uint";
     default: return "-DELEM=ulong";
   }
+}
+
+const char *
+clinfer_ocl_c_type (ClinferElementType type)
+{
+  switch (type) {
+    case CLINFER_TYPE_F32: return "float";
+    case CLINFER_TYPE_F16: return "half";
+    case CLINFER_TYPE_F64: return "double";
+    case CLINFER_TYPE_I8: return "char";
+    case CLINFER_TYPE_U8: return "uchar";
+    case CLINFER_TYPE_BOOL: return "uchar";
+    case CLINFER_TYPE_I16: return "short";
+    case CLINFER_TYPE_U16: return "ushort";
+    case CLINFER_TYPE_I32: return "int";
+    case CLINFER_TYPE_U32: return "uint";
+    case CLINFER_TYPE_I64: return "long";
+    case CLINFER_TYPE_U64: return "ulong";
+    default: return NULL;
+  }
+}
+
+void
+clinfer_ocl_broadcast_strides (const ClinferShape *in, const ClinferShape *out,
+    int *s)
+{
+  int64_t acc = 1;
+
+  for (int i = out->rank - 1; i >= 0; i--) {
+    int j = i - (out->rank - in->rank);
+    s[i] = j < 0 || in->dims[j] == 1 ? 0 : (int) acc;
+    if (j >= 0)
+      acc *= in->dims[j];
+  }
+}
+
+void
+clinfer_ocl_b_shape (const ClinferNode *node, const ClinferShape *a,
+    const ClinferShape *b, ClinferShape *eff)
+{
+  ClinferLegacyBcast lb = { 0 };
+
+  *eff = *b;
+  if (node->opset <= 0 || node->opset >= 7)
+    return;
+  /* Opset < 7 PRelu: a 1-D slope is per channel. */
+  if (strcmp (node->op_type, "PRelu") == 0 && b->rank == 1 && a->rank >= 2
+      && b->dims[0] != 1 && b->dims[0] == a->dims[1]) {
+    for (int k = 1; k < a->rank - 1; k++)
+      eff->dims[eff->rank++] = 1;
+    return;
+  }
+  if (clinfer_legacy_bcast_parse (node, &lb, NULL))
+    clinfer_legacy_bcast_shape (node, &lb, a, b, eff, NULL);
 }
 
 gboolean

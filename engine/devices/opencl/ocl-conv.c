@@ -6,7 +6,7 @@
 #include "ops/conv.h"
 
 gboolean
-clinfer_ocl_conv_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_conv_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   ClinferElementType t = clinfer_ocl_in_type (node, 0);
   ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
@@ -168,5 +168,105 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
         g.batch);
     clinfer_ocl_launch_tile0 (l, 64);
   }
+  return TRUE;
+}
+
+/* ---- ConvTranspose ---- */
+
+gboolean
+clinfer_ocl_conv_transpose_supports (const OclDevice *dev,
+    const ClinferNode *node, const char **reason)
+{
+  return clinfer_ocl_conv_supports (dev, node, reason);
+}
+
+/* Begin pads: from output_shape / auto_pad (split of the total padding
+ * as ONNX says) or the pads attribute. */
+static gboolean
+transpose_pads (const ClinferNode *node, int n, const int64_t *in,
+    const int64_t *out, const int64_t *k, const int64_t *s, const int64_t *d,
+    int64_t *pb, GError **error)
+{
+  const int64_t *pads = NULL, *opad = NULL, *oshape = NULL;
+  gsize np = 0, nop = 0, nos = 0;
+  const char *auto_pad = "NOTSET";
+
+  if (!clinfer_node_attr_ints (node, "pads", &pads, &np, error)
+      || !clinfer_node_attr_ints (node, "output_padding", &opad, &nop, error)
+      || !clinfer_node_attr_ints (node, "output_shape", &oshape, &nos, error)
+      || !clinfer_node_attr_string (node, "auto_pad", "NOTSET", &auto_pad,
+          error))
+    return FALSE;
+  for (int i = 0; i < n; i++) {
+    int64_t total = s[i] * (in[i] - 1) + (nop ? opad[i] : 0)
+        + (k[i] - 1) * d[i] + 1 - out[i];
+    /* A negative total (output_shape beyond the full extent) pads the
+     * end, as the reference eval: floor division. */
+    int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+    if (nos || g_str_has_prefix (auto_pad, "SAME"))
+      pb[i] = g_strcmp0 (auto_pad, "SAME_UPPER") == 0 ? half : total - half;
+    else
+      pb[i] = np ? pads[i] : 0;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_conv_transpose_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  const ClinferShape *ws = clinfer_ocl_in_shape (b, 1);
+  const ClinferShape *ys = &node->outputs[0].shape;
+  int n = xs->rank - 2, in[3], out[3], k[3], st[3], dl[3], pd[3];
+  int64_t kk[3], ss[3], dd[3], pb[3], group = 1;
+  const int64_t *a;
+  gsize na;
+  OclLaunch *l;
+
+  if (!clinfer_node_attr_int (node, "group", 1, &group, error))
+    return FALSE;
+  for (int i = 0; i < n; i++) {
+    kk[i] = ws->dims[2 + i];
+    ss[i] = dd[i] = 1;
+  }
+  if (!clinfer_node_attr_ints (node, "strides", &a, &na, error))
+    return FALSE;
+  for (gsize i = 0; i < na && (int) i < n; i++)
+    ss[i] = a[i];
+  if (!clinfer_node_attr_ints (node, "dilations", &a, &na, error))
+    return FALSE;
+  for (gsize i = 0; i < na && (int) i < n; i++)
+    dd[i] = a[i];
+  if (!transpose_pads (node, n, xs->dims + 2, ys->dims + 2, kk, ss, dd, pb,
+          error))
+    return FALSE;
+  to_dhw (xs->dims + 2, n, 1, in);
+  to_dhw (ys->dims + 2, n, 1, out);
+  to_dhw (kk, n, 1, k);
+  to_dhw (ss, n, 1, st);
+  to_dhw (dd, n, 1, dl);
+  to_dhw (pb, n, 0, pd);
+  l = clinfer_ocl_launch_new (b, "conv",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      "conv_transpose", error);
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_input (l, 1);
+  clinfer_ocl_arg_input (l, 2);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) (xs->dims[1] / group));
+  clinfer_ocl_arg_int (l, (int) ys->dims[1]);
+  clinfer_ocl_arg_int (l, (int) ws->dims[1]);
+  clinfer_ocl_arg_int4 (l, in[0], in[1], in[2], 0);
+  clinfer_ocl_arg_int4 (l, out[0], out[1], out[2], 0);
+  clinfer_ocl_arg_int4 (l, k[0], k[1], k[2], 0);
+  clinfer_ocl_arg_int4 (l, st[0], st[1], st[2], 0);
+  clinfer_ocl_arg_int4 (l, dl[0], dl[1], dl[2], 0);
+  clinfer_ocl_arg_int4 (l, pd[0], pd[1], pd[2], 0);
+  clinfer_ocl_arg_int (l, node->n_inputs > 2 && node->inputs[2].node != NULL);
+  clinfer_ocl_launch_set_global (l, 3, (size_t) out[0] * out[1] * out[2],
+      ys->dims[1], ys->dims[0]);
   return TRUE;
 }

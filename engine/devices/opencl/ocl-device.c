@@ -117,7 +117,7 @@ ocl_supports_step (ClinferDevice *device, const ClinferPlan *plan,
     *reason = "no OpenCL kernel for this op";
     return FALSE;
   }
-  return e->supports (st->node, reason);
+  return e->supports (d, st->node, reason);
 }
 
 static void

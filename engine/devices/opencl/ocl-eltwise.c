@@ -45,8 +45,13 @@ binary_code (const char *op_type)
 }
 
 gboolean
-clinfer_ocl_binary_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_binary_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+
+  /* Integer arithmetic runs in the typed kernels (kernels/binary.cl). */
+  if (!clinfer_ocl_float_type (t) && t != CLINFER_TYPE_F64)
+    return clinfer_ocl_int_binary_supports (dev, node, reason);
   if (node->n_inputs < 1 || (strcmp (node->op_type, "Mean") == 0
           && node->n_inputs > 2)) {
     *reason = "Mean of more than two inputs is not implemented";
@@ -61,21 +66,51 @@ clinfer_ocl_binary_supports (const ClinferNode *node, const char **reason)
     *reason = "rank above 8";
     return FALSE;
   }
+  /* Pow takes an exponent of any integer type too. */
+  if (strcmp (node->op_type, "Pow") == 0 && node->n_inputs == 2
+      && clinfer_ocl_in_type (node, 1) != t) {
+    ClinferElementType et = clinfer_ocl_in_type (node, 1);
+    if (clinfer_ocl_c_type (et) == NULL || clinfer_element_type_is_float (et)
+        || et == CLINFER_TYPE_BOOL) {
+      *reason = "exponent type not supported";
+      return FALSE;
+    }
+    return float_inputs (node, 1, reason);
+  }
   return float_inputs (node, node->n_inputs, reason);
 }
 
-/* Element strides of @in read as @out (right-aligned, 0 on broadcast). */
-static void
-broadcast_strides (const ClinferShape *in, const ClinferShape *out, int *s)
+/* Pow (float base, integer exponent), broadcast. */
+static gboolean
+pow_mixed (OclBuilder *b, const ClinferNode *node, GError **error)
 {
-  int64_t acc = 1;
+  const ClinferShape *out = &node->outputs[0].shape;
+  g_autofree char *opts = g_strdup_printf ("%s -DEXP_T=%s",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      clinfer_ocl_c_type (clinfer_ocl_in_type (node, 1)));
+  OclLaunch *l = clinfer_ocl_launch_new (b, "eltwise", opts, "pow_mixed", error);
+  int dims[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, sa[8] = { 0 }, sb[8] = { 0 };
+  int64_t n = clinfer_shape_n_elements (out);
+  ClinferShape beff;
 
-  for (int i = out->rank - 1; i >= 0; i--) {
-    int j = i - (out->rank - in->rank);
-    s[i] = j < 0 || in->dims[j] == 1 ? 0 : (int) acc;
-    if (j >= 0)
-      acc *= in->dims[j];
-  }
+  if (l == NULL)
+    return FALSE;
+  for (int i = 0; i < out->rank; i++)
+    dims[i] = (int) out->dims[i];
+  clinfer_ocl_b_shape (node, clinfer_ocl_in_shape (b, 0),
+      clinfer_ocl_in_shape (b, 1), &beff);
+  clinfer_ocl_broadcast_strides (clinfer_ocl_in_shape (b, 0), out, sa);
+  clinfer_ocl_broadcast_strides (&beff, out, sb);
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_input (l, 1);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, MAX (out->rank, 1));
+  clinfer_ocl_arg_int8 (l, dims, 8);
+  clinfer_ocl_arg_int8 (l, sa, 8);
+  clinfer_ocl_arg_int8 (l, sb, 8);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
 }
 
 /* y = a op b; @a_is_output reads a from the output (chained Sum/Max/Min). */
@@ -85,17 +120,21 @@ binary_launch (OclBuilder *b, const ClinferNode *node, int op, guint a_port,
 {
   const ClinferShape *out = &node->outputs[0].shape;
   const ClinferShape *as = a_is_output ? out : clinfer_ocl_in_shape (b, a_port);
-  const ClinferShape *bs = clinfer_ocl_in_shape (b, b_port);
+  ClinferShape beff;
+  const ClinferShape *bs = &beff;
   const char *opts = clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0));
   int64_t n = clinfer_shape_n_elements (out);
   gboolean a_full = clinfer_shape_n_elements (as) == n;
-  gboolean b_full = clinfer_shape_n_elements (bs) == n;
-  gboolean b_one = clinfer_shape_n_elements (bs) == 1;
-  gboolean flat = a_full && clinfer_shape_equal (as, out)
-      && (b_one || (b_full && clinfer_shape_equal (bs, out)));
-  OclLaunch *l = clinfer_ocl_launch_new (b, "eltwise", opts,
-      flat ? "binary_flat" : "binary_broadcast", error);
+  gboolean b_full, b_one, flat;
+  OclLaunch *l;
 
+  clinfer_ocl_b_shape (node, as, clinfer_ocl_in_shape (b, b_port), &beff);
+  b_full = clinfer_shape_n_elements (bs) == n;
+  b_one = clinfer_shape_n_elements (bs) == 1;
+  flat = a_full && clinfer_shape_equal (as, out)
+      && (b_one || (b_full && clinfer_shape_equal (bs, out)));
+  l = clinfer_ocl_launch_new (b, "eltwise", opts,
+      flat ? "binary_flat" : "binary_broadcast", error);
   if (l == NULL)
     return FALSE;
   if (a_is_output)
@@ -115,8 +154,8 @@ binary_launch (OclBuilder *b, const ClinferNode *node, int op, guint a_port,
     int dims[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, sa[8] = { 0 }, sb[8] = { 0 };
     for (int i = 0; i < out->rank; i++)
       dims[i] = (int) out->dims[i];
-    broadcast_strides (as, out, sa);
-    broadcast_strides (bs, out, sb);
+    clinfer_ocl_broadcast_strides (as, out, sa);
+    clinfer_ocl_broadcast_strides (bs, out, sb);
     clinfer_ocl_arg_int (l, MAX (out->rank, 1));
     clinfer_ocl_arg_int8 (l, dims, 8);
     clinfer_ocl_arg_int8 (l, sa, 8);
@@ -132,6 +171,12 @@ clinfer_ocl_binary_build (OclBuilder *b, const ClinferNode *node,
 {
   int op = binary_code (node->op_type);
   const ClinferShape *out = &node->outputs[0].shape;
+
+  if (!clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0)))
+    return clinfer_ocl_int_binary_build (b, node, error);
+  if (node->n_inputs == 2
+      && clinfer_ocl_in_type (node, 1) != clinfer_ocl_in_type (node, 0))
+    return pow_mixed (b, node, error);
 
   if (node->n_inputs == 1) {
     /* Sum/Max/Min/Mean of one input: a copy (same shape). */
@@ -185,17 +230,12 @@ unary_info (const char *op_type)
 }
 
 gboolean
-clinfer_ocl_unary_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_unary_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   if (unary_info (node->op_type) == NULL) {
     *reason = "no OpenCL kernel for this op";
     return FALSE;
   }
-  for (guint i = 1; i < node->n_inputs; i++)
-    if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL) {
-      *reason = "Clip bounds are not constants";
-      return FALSE;
-    }
   return float_inputs (node, node->n_inputs, reason);
 }
 
@@ -213,6 +253,36 @@ clip_bounds (const ClinferNode *node, float *lo, float *hi)
     *hi = (float) clinfer_tensor_get_as_double (t, 0);
 }
 
+static gboolean
+clip_bounds_constant (const ClinferNode *node)
+{
+  for (guint i = 1; i < node->n_inputs; i++)
+    if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* Clip whose bounds come from other nodes: read on the device. */
+static gboolean
+clip_tensor_build (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
+  OclLaunch *l = clinfer_ocl_launch_new (b, "eltwise",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "clip_tensor",
+      error);
+
+  if (l == NULL)
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    clinfer_ocl_arg_input (l, i);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, node->n_inputs > 1 && node->inputs[1].node != NULL);
+  clinfer_ocl_arg_int (l, node->n_inputs > 2 && node->inputs[2].node != NULL);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
     GError **error)
@@ -222,6 +292,8 @@ clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
   float a = info->a_def, c = info->b_def;
   OclLaunch *l;
 
+  if (info->op == 10 && node->opset >= 11 && !clip_bounds_constant (node))
+    return clip_tensor_build (b, node, error);
   if (info->op == 10 && node->opset >= 11)
     clip_bounds (node, &a, &c);
   else if ((info->a_name && !clinfer_node_attr_float (node, info->a_name,
@@ -249,7 +321,7 @@ clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
 /* BatchNormalization (inference)                                    */
 
 gboolean
-clinfer_ocl_batchnorm_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_batchnorm_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   if (node->n_outputs > 1) {
     *reason = "training-mode outputs are not implemented";
@@ -305,6 +377,46 @@ clinfer_ocl_batchnorm_build (OclBuilder *b, const ClinferNode *node,
   clinfer_ocl_arg_int (l, (int) n);
   clinfer_ocl_arg_int (l, (int) channels);
   clinfer_ocl_arg_int (l, (int) inner);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* IsNaN, IsInf                                                      */
+
+gboolean
+clinfer_ocl_classify_supports (const OclDevice *dev,
+    const ClinferNode *node, const char **reason)
+{
+  if (!clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0))) {
+    *reason = "element type is not f32 or f16";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_classify_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
+  int64_t neg = 1, pos = 1;
+  OclLaunch *l;
+
+  if (!clinfer_node_attr_int (node, "detect_negative", 1, &neg, error)
+      || !clinfer_node_attr_int (node, "detect_positive", 1, &pos, error))
+    return FALSE;
+  l = clinfer_ocl_launch_new (b, "eltwise",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "classify",
+      error);
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, strcmp (node->op_type, "IsNaN") == 0 ? 0 : 1);
+  clinfer_ocl_arg_int (l, neg != 0);
+  clinfer_ocl_arg_int (l, pos != 0);
   clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
   return TRUE;
 }

@@ -33,6 +33,7 @@ typedef struct {
   char *device_name, *platform_name, *driver_version, *device_version;
   gboolean unified_memory;   /* CL_DEVICE_HOST_UNIFIED_MEMORY */
   gboolean fp16;
+  gboolean fp64;             /* cl_khr_fp64 */
   gsize base_align;          /* bytes, power of two, >= 64 */
   cl_ulong max_alloc;
   gsize max_work_group;
@@ -90,6 +91,7 @@ typedef enum {
   OCL_ARG_INT8,
   OCL_ARG_LOCAL,             /* __local memory of @bytes */
   OCL_ARG_SCRATCH,           /* per-request buffer @port of the step */
+  OCL_ARG_RAW,               /* @bytes (<= 32) of @v as they are */
 } OclArgKind;
 
 typedef struct {
@@ -176,6 +178,9 @@ void clinfer_ocl_arg_int4 (OclLaunch *l, int a, int b, int c, int d);
 /* Up to 8 ints (the rest 0). */
 void clinfer_ocl_arg_int8 (OclLaunch *l, const int *v, guint n);
 void clinfer_ocl_arg_local (OclLaunch *l, gsize bytes);
+/* A by-value argument of @size bytes (at most 32), e.g. a long or an
+ * element of the kernel's ELEM type. */
+void clinfer_ocl_arg_raw (OclLaunch *l, const void *data, gsize size);
 /* A per-request buffer of @bytes for the step; returns its index for
  * clinfer_ocl_arg_scratch(). */
 guint clinfer_ocl_scratch_new (OclBuilder *b, gsize bytes);
@@ -214,6 +219,17 @@ ClinferElementType clinfer_ocl_in_type (const ClinferNode *node, guint port);
 const char *clinfer_ocl_data_options (ClinferElementType type);
 /* "-DELEM=uint" style options moving elements of @type as raw bits. */
 const char *clinfer_ocl_elem_options (ClinferElementType type);
+/* OpenCL C name of @type as stored ("float", "half", "long", "uchar" for
+ * bool...), or NULL (strings, bf16). */
+const char *clinfer_ocl_c_type (ClinferElementType type);
+/* Broadcast element strides (0 on broadcast dims) of @in read as @out,
+ * right-aligned, into s[0..out->rank). */
+void clinfer_ocl_broadcast_strides (const ClinferShape *in,
+    const ClinferShape *out, int *s);
+/* The shape input @b broadcasts with against @a under @node's rules
+ * (opset < 7: aligned at the "axis" attribute; old PRelu per channel). */
+void clinfer_ocl_b_shape (const ClinferNode *node, const ClinferShape *a,
+    const ClinferShape *b, ClinferShape *eff);
 /* TRUE for f32 and f16 (the types the float kernels take). */
 gboolean clinfer_ocl_float_type (ClinferElementType type);
 /* Constant value of input @port, or NULL. */
@@ -230,19 +246,21 @@ typedef struct {
   const char *op_type;
   /* TRUE when the family's kernels handle @node (types, attributes);
    * FALSE with a static *reason. */
-  gboolean (*supports) (const ClinferNode *node, const char **reason);
+  gboolean (*supports) (const OclDevice *dev, const ClinferNode *node,
+      const char **reason);
   gboolean (*build) (OclBuilder *b, const ClinferNode *node, GError **error);
 } OclOpEntry;
 
 const OclOpEntry *clinfer_ocl_op_lookup (const ClinferNode *node);
 
 #define OCL_DECLARE_FAMILY(fam)                                              \
-  gboolean clinfer_ocl_##fam##_supports (const ClinferNode *node,            \
-      const char **reason);                                                  \
+  gboolean clinfer_ocl_##fam##_supports (const OclDevice *dev,              \
+      const ClinferNode *node, const char **reason);                         \
   gboolean clinfer_ocl_##fam##_build (OclBuilder *b, const ClinferNode *node,\
       GError **error);
 
 OCL_DECLARE_FAMILY (conv)
+OCL_DECLARE_FAMILY (conv_transpose)
 OCL_DECLARE_FAMILY (pool)
 OCL_DECLARE_FAMILY (global_pool)
 OCL_DECLARE_FAMILY (binary)
@@ -258,6 +276,24 @@ OCL_DECLARE_FAMILY (matmul)
 OCL_DECLARE_FAMILY (gemm)
 OCL_DECLARE_FAMILY (reduce)
 OCL_DECLARE_FAMILY (batchnorm)
+OCL_DECLARE_FAMILY (compare)
+OCL_DECLARE_FAMILY (logic)
+OCL_DECLARE_FAMILY (not)
+OCL_DECLARE_FAMILY (where)
+OCL_DECLARE_FAMILY (int_binary)
+OCL_DECLARE_FAMILY (cast)
+OCL_DECLARE_FAMILY (arg)
+OCL_DECLARE_FAMILY (layer_norm)
+OCL_DECLARE_FAMILY (trilu)
+OCL_DECLARE_FAMILY (pad)
+OCL_DECLARE_FAMILY (tile)
+OCL_DECLARE_FAMILY (gather)
+OCL_DECLARE_FAMILY (gather_elements)
+OCL_DECLARE_FAMILY (depth_to_space)
+OCL_DECLARE_FAMILY (classify)
+OCL_DECLARE_FAMILY (instance_norm)
+OCL_DECLARE_FAMILY (lrn)
+OCL_DECLARE_FAMILY (cumsum)
 
 /* ---- remote tensors (ocl-remote.c) ---- */
 

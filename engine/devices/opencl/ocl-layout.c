@@ -69,14 +69,10 @@ gather (OclBuilder *b, const ClinferNode *node, guint port,
 /* ---- Reshape and friends: one copy ---- */
 
 gboolean
-clinfer_ocl_copy_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_copy_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   if (strcmp (node->op_type, "Dropout") == 0) {
     const ClinferTensor *training = clinfer_ocl_const_input (node, 2);
-    if (node->n_outputs > 1) {
-      *reason = "the mask output is not implemented";
-      return FALSE;
-    }
     /* Training mode drops at random: only a constant false is a copy. */
     if (node->n_inputs > 2 && node->inputs[2].node
         && (training == NULL || clinfer_tensor_get_n_elements (training) < 1
@@ -96,13 +92,24 @@ clinfer_ocl_copy_build (OclBuilder *b, const ClinferNode *node, GError **error)
       * clinfer_element_type_size (out->type);
 
   clinfer_ocl_copy_new (b, 0, 0, 0, 0, bytes);
+  /* Dropout outside training: the mask is all true. */
+  if (node->n_outputs > 1 && strcmp (node->op_type, "Dropout") == 0) {
+    int64_t n = clinfer_shape_n_elements (&node->outputs[1].shape);
+    OclLaunch *l = clinfer_ocl_launch_new (b, "binary",
+        "-DA_T=uchar -DC_T=uchar -DY_T=uchar -DC_UNSIGNED", "fill_true", error);
+    if (l == NULL)
+      return FALSE;
+    clinfer_ocl_arg_output (l, 1);
+    clinfer_ocl_arg_int (l, (int) n);
+    clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  }
   return TRUE;
 }
 
 /* ---- Transpose ---- */
 
 gboolean
-clinfer_ocl_transpose_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_transpose_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   return any_type_ok (node, reason);
 }
@@ -131,7 +138,7 @@ clinfer_ocl_transpose_build (OclBuilder *b, const ClinferNode *node,
 /* ---- Expand ---- */
 
 gboolean
-clinfer_ocl_expand_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_expand_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   return any_type_ok (node, reason);
 }
@@ -179,7 +186,7 @@ slice_param (const ClinferNode *node, guint port, const char *attr,
 }
 
 gboolean
-clinfer_ocl_slice_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_slice_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   for (guint i = 1; i < node->n_inputs; i++)
     if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL) {
@@ -231,7 +238,7 @@ clinfer_ocl_slice_build (OclBuilder *b, const ClinferNode *node, GError **error)
 /* ---- Split: one gather per output ---- */
 
 gboolean
-clinfer_ocl_split_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_split_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   return any_type_ok (node, reason);
 }
@@ -259,7 +266,7 @@ clinfer_ocl_split_build (OclBuilder *b, const ClinferNode *node, GError **error)
 /* ---- Concat ---- */
 
 gboolean
-clinfer_ocl_concat_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_concat_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   for (guint i = 0; i < node->n_inputs; i++)
     if (clinfer_ocl_in_type (node, i) != clinfer_ocl_in_type (node, 0)) {

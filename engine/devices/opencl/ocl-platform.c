@@ -144,11 +144,18 @@ type_name (cl_device_type t)
 }
 
 static gboolean
-has_fp16 (cl_device_id dev)
+has_extension (cl_device_id dev, const char *name)
 {
   g_autofree char *ext = device_string (dev, CL_DEVICE_EXTENSIONS);
+  g_auto (GStrv) list = g_strsplit (ext, " ", -1);
 
-  return strstr (ext, "cl_khr_fp16") != NULL;
+  return g_strv_contains ((const char *const *) list, name);
+}
+
+static gboolean
+has_fp16 (cl_device_id dev)
+{
+  return has_extension (dev, "cl_khr_fp16");
 }
 
 gboolean
@@ -229,6 +236,7 @@ core_fill_info (OclCore *core)
   core->max_work_group = wg ? wg : 1;
   core->unified_memory = unified == CL_TRUE;
   core->fp16 = has_fp16 (core->device);
+  core->fp64 = has_extension (core->device, "cl_khr_fp64");
   core->base_align = round_pow2 (align_bits / 8);
   core->index = index_of (core->device);
   core->name = core->index >= 0 ? g_strdup_printf ("GPU.%d", core->index)

@@ -21,7 +21,7 @@ pool_input_ok (const ClinferNode *node, const char **reason)
 }
 
 gboolean
-clinfer_ocl_pool_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_pool_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   if (node->n_outputs > 1) {
     *reason = "the Indices output is not implemented";
@@ -86,7 +86,7 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
 }
 
 gboolean
-clinfer_ocl_global_pool_supports (const ClinferNode *node, const char **reason)
+clinfer_ocl_global_pool_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   return pool_input_ok (node, reason);
 }

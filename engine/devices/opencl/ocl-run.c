@@ -167,6 +167,7 @@ create_kernels (OclRun *r, ClinferPlan *plan, GError **error)
           case OCL_ARG_FLOAT: err = clSetKernelArg (k, a, sizeof (cl_float), &arg->f); break;
           case OCL_ARG_INT4: err = clSetKernelArg (k, a, sizeof (cl_int4), arg->v); break;
           case OCL_ARG_INT8: err = clSetKernelArg (k, a, sizeof (cl_int8), arg->v); break;
+          case OCL_ARG_RAW: err = clSetKernelArg (k, a, arg->bytes, arg->v); break;
           case OCL_ARG_LOCAL: err = clSetKernelArg (k, a, arg->bytes, NULL); break;
           case OCL_ARG_SCRATCH:
             err = clSetKernelArg (k, a, sizeof (cl_mem), &r->scratch[i][arg->port]);

@@ -382,7 +382,8 @@ parse_layer_header (IrReader *r, IrLayer *l, xmlNode *xl, GError **error)
   }
   l->id = v;
   if (l->type == NULL || *l->type == '\0') {
-    l->type = g_strdup ("");
+    if (l->type == NULL)
+      l->type = g_strdup ("");
     ir_set_error (r, l, error, CLINFER_ERROR_PARSE, "the layer has no type");
     return FALSE;
   }
@@ -546,11 +547,19 @@ parse_net (IrReader *r, xmlNode *root, GError **error)
   return TRUE;
 }
 
+static void
+silent_xml_error (void *ctx, const char *msg, ...)
+{
+}
+
+static gboolean parse_with_context (IrReader *r, const char *xml, gsize size,
+    GError **error);
+
 static gboolean
 parse_document (IrReader *r, const char *xml, gsize size, GError **error)
 {
-  xmlParserCtxtPtr ctxt;
-  xmlDocPtr doc;
+  xmlGenericErrorFunc old_handler;
+  void *old_context;
   gboolean ok;
 
   if (size > G_MAXINT) {
@@ -558,6 +567,23 @@ parse_document (IrReader *r, const char *xml, gsize size, GError **error)
         "%s: the XML is too large (%" G_GSIZE_FORMAT " bytes)", r->origin, size);
     return FALSE;
   }
+  /* Encoding errors bypass the context's error options and go to the
+   * (thread-local) generic handler: silence it for this parse only. */
+  old_handler = xmlGenericError;
+  old_context = xmlGenericErrorContext;
+  xmlSetGenericErrorFunc (NULL, silent_xml_error);
+  ok = parse_with_context (r, xml, size, error);
+  xmlSetGenericErrorFunc (old_context, old_handler);
+  return ok;
+}
+
+static gboolean
+parse_with_context (IrReader *r, const char *xml, gsize size, GError **error)
+{
+  xmlParserCtxtPtr ctxt;
+  xmlDocPtr doc;
+  gboolean ok;
+
   ctxt = xmlNewParserCtxt ();
   if (ctxt == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_PARSE,

@@ -288,6 +288,12 @@ irw_const (IrWriter *w, const ClinferTensor *t, const char *name,
   g_autoptr (ClinferTensor) dense = NULL;
   g_autofree guint16 *half = NULL;
 
+  if (clinfer_ir_type_name (type) == NULL) {
+    if (w->broken == NULL)
+      w->broken = g_strdup_printf ("constant '%s' has element type %s, which "
+          "IR cannot hold", name, clinfer_element_type_name (type));
+    return IR_VAL_NONE;
+  }
   if (!clinfer_tensor_is_contiguous (t))
     t = dense = clinfer_tensor_copy (t, NULL);
   if (w->compress && compressible && type == CLINFER_TYPE_F32
@@ -366,8 +372,12 @@ void
 irw_set (IrWriter *w, const ClinferNode *n, guint port, IrVal v)
 {
   const ClinferPortDesc *d = &n->outputs[port];
-  IrOut *o = val_out (w, v);
   GPtrArray *graph_names = g_hash_table_lookup (w->out_names, d);
+  IrOut *o;
+
+  if (v.layer < 0)
+    return;                  /* w->broken says why */
+  o = val_out (w, v);
 
   g_hash_table_replace (w->values, (gpointer) d, g_memdup2 (&v, sizeof (v)));
   if (o->names == NULL)
