@@ -16,11 +16,13 @@ padded_taps (int o, int s, int pad, int pad_end, int in, int k, int d)
   return k;
 }
 
-/* mode 0: max; 1: average excluding padding; 2: average including it. */
+/* mode 0: max (with the Indices output when @has_idx: flat input index,
+ * column-major within the plane with @col_major); 1: average excluding
+ * padding; 2: average including it. */
 __kernel void
-pool_window (__global const data_t *x, __global data_t *y, int channels,
-    int4 in, int4 out, int4 k, int4 s, int4 dl, int4 pad, int4 pad_end,
-    int mode)
+pool_window (__global const data_t *x, __global data_t *y,
+    __global long *idx, int channels, int4 in, int4 out, int4 k, int4 s,
+    int4 dl, int4 pad, int4 pad_end, int mode, int has_idx, int col_major)
 {
   int sp = get_global_id (0);
   int c = get_global_id (1);
@@ -31,7 +33,7 @@ pool_window (__global const data_t *x, __global data_t *y, int channels,
   int ow = sp % out.z, oh = (sp / out.z) % out.y, od = sp / (out.z * out.y);
   __global const data_t *xi = x + ((size_t) n * channels + c) * in.x * in.y * in.z;
   float acc = mode == 0 ? -INFINITY : 0.0f;
-  int count = 0;
+  int count = 0, best = -1;
 
   for (int kd = 0; kd < k.x; kd++) {
     int id = od * s.x + kd * dl.x - pad.x;
@@ -45,8 +47,16 @@ pool_window (__global const data_t *x, __global data_t *y, int channels,
         int iw = ow * s.z + kw * dl.z - pad.z;
         if (iw < 0 || iw >= in.z)
           continue;
-        float v = LOAD (xi, (id * in.y + ih) * in.z + iw);
-        acc = mode == 0 ? fmax (acc, v) : acc + v;
+        int at = (id * in.y + ih) * in.z + iw;
+        float v = LOAD (xi, at);
+        /* Max: the first tap, then strictly greater ones (as the
+         * reference: NaN never wins after the first). */
+        if (mode != 0)
+          acc += v;
+        else if (best < 0 || v > acc) {
+          acc = v;
+          best = col_major ? id + (ih + iw * in.y) * in.x : at;
+        }
         count++;
       }
     }
@@ -60,6 +70,9 @@ pool_window (__global const data_t *x, __global data_t *y, int channels,
     acc = cnt > 0 ? acc / (float) cnt : 0.0f;
   }
   STORE (y, ((size_t) n * channels + c) * out_sp + sp, acc);
+  if (has_idx)
+    idx[((size_t) n * channels + c) * out_sp + sp] = best < 0 ? -1
+        : ((long) n * channels + c) * in.x * in.y * in.z + best;
 }
 
 /* mode 0: max; 1: average. One work-item per (n, c) plane of @plane. */

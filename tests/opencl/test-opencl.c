@@ -148,6 +148,19 @@ corrupt_entries (const char *dir)
   }
 }
 
+static void
+remove_entries (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d))) {
+    g_autofree char *path = g_build_filename (dir, name, NULL);
+    g_remove (path);
+  }
+  g_rmdir (dir);
+}
+
 static double
 compile_ms (const char *path)
 {
@@ -205,6 +218,7 @@ test_program_cache (void)
     g_setenv ("CLINFER_CACHE_DIR", old, TRUE);
   else
     g_unsetenv ("CLINFER_CACHE_DIR");
+  remove_entries (dir);
 }
 
 int
@@ -212,7 +226,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   if (!test_have_opencl ()) {
-    printf ("1..0 # SKIP no OpenCL device\n");
+    printf ("no OpenCL device: skipped\n");
     return TEST_SKIP_STATUS;
   }
   g_test_add_func ("/opencl/device-list", test_device_list);

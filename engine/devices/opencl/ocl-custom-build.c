@@ -235,9 +235,11 @@ clinfer_ocl_custom_build (OclBuilder *b, const ClinferNode *node,
     clinfer_ocl_launch_set_local (launch, lws[0], lws[1], lws[2]);
   for (guint i = 0; i < l->args->len; i++) {
     const OclCustomArg *a = g_ptr_array_index (l->args, i);
-    const ClinferPortDesc *d = &node->outputs[MAX (a->port, 0)];
-    if (a->kind == OCL_CUSTOM_OUTPUT && kinds[i] == OCL_ARG_SCRATCH
-        && !reorder (b, &d->shape, d->type, a->format, FALSE, OCL_ARG_SCRATCH,
+    const ClinferPortDesc *d;
+    if (a->kind != OCL_CUSTOM_OUTPUT || kinds[i] != OCL_ARG_SCRATCH)
+      continue;
+    d = &node->outputs[a->port];
+    if (!reorder (b, &d->shape, d->type, a->format, FALSE, OCL_ARG_SCRATCH,
             index[i], OCL_ARG_OUTPUT, a->port, error))
       return FALSE;
   }

@@ -23,8 +23,8 @@ pool_input_ok (const ClinferNode *node, const char **reason)
 gboolean
 clinfer_ocl_pool_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
-  if (node->n_outputs > 1) {
-    *reason = "the Indices output is not implemented";
+  if (node->n_outputs > 1 && node->outputs[1].type != CLINFER_TYPE_I64) {
+    *reason = "Indices output of another type than i64";
     return FALSE;
   }
   return pool_input_ok (node, reason);
@@ -44,7 +44,8 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
 {
   const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
   gboolean is_max = strcmp (node->op_type, "MaxPool") == 0;
-  int64_t include_pad = 0;
+  int64_t include_pad = 0, order = 0;
+  gboolean has_idx = node->n_outputs > 1;
   int in[3], out[3], k[3], s[3], d[3], pb[3], pe[3], mode;
   ClinferWindowAttrs attrs;
   ClinferWindow win;
@@ -54,7 +55,8 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
       || !clinfer_window_resolve (node, &attrs, xs->rank - 2, xs->dims + 2,
           NULL, &win, error)
       || !clinfer_node_attr_int (node, "count_include_pad", 0, &include_pad,
-          error))
+          error)
+      || !clinfer_node_attr_int (node, "storage_order", 0, &order, error))
     return FALSE;
   to_dhw (win.in, win.n, 1, in);
   to_dhw (win.out, win.n, 1, out);
@@ -71,6 +73,7 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
     return FALSE;
   clinfer_ocl_arg_input (l, 0);
   clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_output (l, has_idx ? 1 : 0);   /* unused without Indices */
   clinfer_ocl_arg_int (l, (int) xs->dims[1]);
   clinfer_ocl_arg_int4 (l, in[0], in[1], in[2], 0);
   clinfer_ocl_arg_int4 (l, out[0], out[1], out[2], 0);
@@ -80,6 +83,8 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
   clinfer_ocl_arg_int4 (l, pb[0], pb[1], pb[2], 0);
   clinfer_ocl_arg_int4 (l, pe[0], pe[1], pe[2], 0);
   clinfer_ocl_arg_int (l, mode);
+  clinfer_ocl_arg_int (l, has_idx);
+  clinfer_ocl_arg_int (l, order == 1);
   clinfer_ocl_launch_set_global (l, 3, (size_t) out[0] * out[1] * out[2],
       xs->dims[1], xs->dims[0]);
   return TRUE;

@@ -1,0 +1,468 @@
+/* clinfer OpenCL tests — every GPU kernel family against the CPU device
+ * on small graphs with odd shapes and a fixed seed, in f32 and f16 (f16
+ * stored as half on the device): the GPU compile runs with fallback off,
+ * so each case also proves the op runs on the device. Exits 77 (skipped)
+ * without an OpenCL device. */
+#include "opencl-test-util.h"
+#include "core/internal.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  ClinferGraph *g;
+  GRand *rand;
+  ClinferElementType type;
+  GPtrArray *inputs;         /* ClinferTensor* per graph input */
+} Builder;
+
+static ClinferTensor *
+random_tensor (Builder *b, ClinferElementType type, int rank,
+    const int64_t *dims, double lo, double hi)
+{
+  ClinferShape s = clinfer_shape_make (rank, dims);
+  ClinferTensor *t = clinfer_tensor_new (type, &s, NULL);
+  int64_t n = clinfer_tensor_get_n_elements (t);
+
+  for (int64_t i = 0; i < n; i++) {
+    double v = g_rand_double_range (b->rand, lo, hi);
+    if (type == CLINFER_TYPE_F16)
+      ((guint16 *) clinfer_tensor_get_data (t))[i] = clinfer_float_to_half (v);
+    else
+      ((float *) clinfer_tensor_get_data (t))[i] = (float) v;
+  }
+  return t;
+}
+
+static ClinferNode *
+input (Builder *b, const char *name, int rank, const int64_t *dims)
+{
+  ClinferTensor *t = random_tensor (b, b->type, rank, dims, -1.0, 1.0);
+  ClinferNode *n = clinfer_graph_add_input (b->g, name, b->type,
+      clinfer_tensor_get_shape (t));
+
+  g_ptr_array_add (b->inputs, t);
+  return n;
+}
+
+static ClinferNode *
+constant (Builder *b, const char *name, int rank, const int64_t *dims,
+    double lo, double hi)
+{
+  g_autoptr (ClinferTensor) t = random_tensor (b, b->type, rank, dims, lo, hi);
+
+  return clinfer_graph_add_constant (b->g, name, t);
+}
+
+static ClinferNode *
+int_constant (Builder *b, const char *name, guint n, const int64_t *v)
+{
+  int64_t d = n;
+  ClinferShape s = clinfer_shape_make (1, &d);
+  g_autoptr (ClinferTensor) t = clinfer_tensor_new (CLINFER_TYPE_I64, &s, NULL);
+
+  memcpy (clinfer_tensor_get_data (t), v, sizeof (int64_t) * n);
+  return clinfer_graph_add_constant (b->g, name, t);
+}
+
+/* Adds op @op_type reading @ins (NULL = absent), output "y<k>". */
+static ClinferNode *
+op (Builder *b, const char *op_type, guint n_in, ClinferNode **ins)
+{
+  ClinferNode *n = clinfer_graph_add_node (b->g, op_type, "", NULL, n_in, 1);
+
+  for (guint i = 0; i < n_in; i++)
+    n->inputs[i] = (ClinferPortRef) { ins[i], 0 };
+  return n;
+}
+
+static void
+ints_attr (ClinferNode *n, const char *name, guint k, ...)
+{
+  int64_t v[8];
+  va_list ap;
+
+  va_start (ap, k);
+  for (guint i = 0; i < k; i++)
+    v[i] = va_arg (ap, int);
+  va_end (ap);
+  clinfer_node_set_attr (n, name, clinfer_attr_new_ints (v, k));
+}
+
+static void
+output (Builder *b, ClinferNode *n)
+{
+  g_autofree char *name = g_strdup_printf ("y%u", b->g->outputs->len);
+
+  clinfer_graph_add_output (b->g, (ClinferPortRef) { n, 0 }, name);
+}
+
+typedef void (*CaseFunc) (Builder *b);
+
+static ClinferCompiled *
+compile (ClinferGraph *g, const char *device, GError **error)
+{
+  g_autoptr (ClinferModel) m = g_new0 (ClinferModel, 1);
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+
+  m->ref_count = 1;
+  m->path = g_strdup ("test-ops-gpu");
+  m->graph = clinfer_graph_copy (g);
+  if (!clinfer_graph_resolve_ops (m->graph, error))
+    return NULL;
+  clinfer_compile_config_set_device (cfg, device);
+  clinfer_compile_config_set_allow_fallback (cfg, FALSE);
+  return clinfer_compile (m, cfg, error);
+}
+
+static GPtrArray *
+run (ClinferCompiled *c, GPtrArray *inputs, GError **error)
+{
+  g_autoptr (ClinferRequest) r = clinfer_compiled_create_request (c, error);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (
+      (GDestroyNotify) clinfer_tensor_unref);
+
+  for (guint i = 0; i < inputs->len; i++)
+    if (!clinfer_request_set_input_by_index (r, i,
+            g_ptr_array_index (inputs, i), error))
+      return NULL;
+  if (!clinfer_request_infer (r, error))
+    return NULL;
+  for (guint i = 0; i < clinfer_compiled_get_n_outputs (c); i++)
+    g_ptr_array_add (out, clinfer_tensor_copy (clinfer_request_get_output (r, i),
+            NULL));
+  return g_steal_pointer (&out);
+}
+
+/* Builds the case for @type, runs CPU and GPU, compares. */
+static void
+check_case (gconstpointer data, ClinferElementType type)
+{
+  CaseFunc build = (CaseFunc) data;
+  Builder b = { clinfer_graph_new ("case", "test-ops-gpu"),
+    g_rand_new_with_seed (1234), type,
+    g_ptr_array_new_with_free_func ((GDestroyNotify) clinfer_tensor_unref) };
+  g_autoptr (GError) err = NULL;
+  g_autoptr (ClinferCompiled) cpu = NULL, gpu = NULL;
+  g_autoptr (GPtrArray) want = NULL, got = NULL;
+  double tol = type == CLINFER_TYPE_F16 ? 4e-3 : 1e-4;
+
+  g_hash_table_insert (b.g->opsets, g_strdup (""), GINT_TO_POINTER (18));
+  build (&b);
+  cpu = compile (b.g, "CPU", &err);
+  if (cpu == NULL || !(want = run (cpu, b.inputs, &err))) {
+    /* The CPU reference has no kernel for this type: nothing to compare. */
+    g_test_skip (err->message);
+    goto out;
+  }
+  gpu = compile (b.g, "GPU", &err);
+  g_assert_no_error (err);
+  got = run (gpu, b.inputs, &err);
+  g_assert_no_error (err);
+  for (guint i = 0; i < got->len; i++)
+    test_assert_close (g_ptr_array_index (got, i), g_ptr_array_index (want, i),
+        tol);
+out:
+  clinfer_graph_free (b.g);
+  g_rand_free (b.rand);
+  g_ptr_array_unref (b.inputs);
+}
+
+static void
+check_f32 (gconstpointer data)
+{
+  check_case (data, CLINFER_TYPE_F32);
+}
+
+static void
+check_f16 (gconstpointer data)
+{
+  check_case (data, CLINFER_TYPE_F16);
+}
+
+/* ---------------------------------------------------------------- */
+/* Cases                                                             */
+
+static void
+conv_case (Builder *b, int64_t c, int64_t h, int64_t w, int64_t cout,
+    int64_t group, int64_t k, int stride, int dil, gboolean bias)
+{
+  const int64_t xd[] = { 2, c, h, w }, wd[] = { cout, c / group, k, k };
+  const int64_t bd[] = { cout };
+  ClinferNode *ins[3] = { input (b, "x", 4, xd),
+    constant (b, "w", 4, wd, -0.5, 0.5), bias ? constant (b, "b", 1, bd, -1, 1)
+    : NULL };
+  ClinferNode *n = op (b, "Conv", bias ? 3 : 2, ins);
+
+  clinfer_node_set_attr (n, "group", clinfer_attr_new_int (group));
+  ints_attr (n, "strides", 2, stride, stride);
+  ints_attr (n, "dilations", 2, dil, dil);
+  ints_attr (n, "pads", 4, 1, 0, 2, 1);
+  output (b, n);
+}
+
+static void case_conv_direct (Builder *b) { conv_case (b, 5, 11, 13, 8, 1, 3, 2, 1, TRUE); }
+static void case_conv_direct_odd (Builder *b) { conv_case (b, 8, 9, 10, 6, 2, 3, 1, 2, FALSE); }
+static void case_conv_1x1 (Builder *b) { conv_case (b, 9, 6, 6, 10, 1, 1, 1, 1, TRUE); }
+static void case_conv_depthwise (Builder *b) { conv_case (b, 6, 13, 16, 6, 6, 3, 1, 1, TRUE); }
+static void case_conv_depthwise_odd (Builder *b) { conv_case (b, 6, 13, 13, 6, 6, 5, 2, 1, TRUE); }
+
+/* 1x1 without padding (the GEMM kernels). */
+static void
+case_conv_pointwise (Builder *b)
+{
+  const int64_t xd[] = { 1, 7, 5, 7 }, wd[] = { 5, 7, 1, 1 };
+  ClinferNode *ins[2] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -1, 1) };
+
+  output (b, op (b, "Conv", 2, ins));
+}
+
+/* Conv + bias + residual + Relu / Clip: fused into FusedConv. */
+static void
+fused_case (Builder *b, const char *act)
+{
+  const int64_t xd[] = { 1, 4, 9, 12 }, wd[] = { 8, 4, 3, 3 }, bd[] = { 8 };
+  const int64_t zd[] = { 1, 8, 9, 12 };
+  ClinferNode *ins[3] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -0.5, 0.5),
+    constant (b, "b", 1, bd, -1, 1) };
+  ClinferNode *conv = op (b, "Conv", 3, ins);
+  ClinferNode *add_in[2] = { conv, input (b, "z", 4, zd) };
+  ClinferNode *sum, *a;
+
+  ints_attr (conv, "pads", 4, 1, 1, 1, 1);
+  sum = op (b, "Add", 2, add_in);
+  a = op (b, act, 1, &sum);
+  if (strcmp (act, "LeakyRelu") == 0)
+    clinfer_node_set_attr (a, "alpha", clinfer_attr_new_float (0.2f));
+  output (b, a);
+}
+
+static void case_fused_relu (Builder *b) { fused_case (b, "Relu"); }
+static void case_fused_leaky (Builder *b) { fused_case (b, "LeakyRelu"); }
+
+static void
+case_conv_1d_3d (Builder *b)
+{
+  const int64_t x1[] = { 2, 3, 17 }, w1[] = { 4, 3, 3 };
+  const int64_t x3[] = { 1, 2, 5, 6, 7 }, w3[] = { 4, 2, 3, 2, 3 };
+  ClinferNode *a[2] = { input (b, "x1", 3, x1), constant (b, "w1", 3, w1, -1, 1) };
+  ClinferNode *c[2] = { input (b, "x3", 5, x3), constant (b, "w3", 5, w3, -1, 1) };
+  ClinferNode *n1 = op (b, "Conv", 2, a), *n3 = op (b, "Conv", 2, c);
+
+  ints_attr (n1, "strides", 1, 2);
+  ints_attr (n3, "pads", 6, 1, 0, 1, 0, 1, 1);
+  output (b, n1);
+  output (b, n3);
+}
+
+static void
+case_conv_transpose (Builder *b)
+{
+  const int64_t xd[] = { 1, 4, 5, 6 }, wd[] = { 4, 3, 3, 3 }, bd[] = { 3 };
+  ClinferNode *ins[3] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -1, 1),
+    constant (b, "b", 1, bd, -1, 1) };
+  ClinferNode *n = op (b, "ConvTranspose", 3, ins);
+
+  ints_attr (n, "strides", 2, 2, 3);
+  ints_attr (n, "pads", 4, 1, 0, 0, 1);
+  output (b, n);
+}
+
+static void
+case_pools (Builder *b)
+{
+  const int64_t xd[] = { 2, 3, 11, 10 };
+  ClinferNode *x = input (b, "x", 4, xd);
+  ClinferNode *mp = op (b, "MaxPool", 1, &x), *ap = op (b, "AveragePool", 1, &x);
+  ClinferNode *ai = op (b, "AveragePool", 1, &x), *mi;
+
+  ints_attr (mp, "kernel_shape", 2, 3, 3);
+  ints_attr (mp, "strides", 2, 2, 2);
+  ints_attr (mp, "pads", 4, 1, 0, 1, 1);
+  clinfer_node_set_attr (mp, "ceil_mode", clinfer_attr_new_int (1));
+  ints_attr (ap, "kernel_shape", 2, 3, 2);
+  ints_attr (ap, "pads", 4, 1, 1, 1, 1);
+  ints_attr (ai, "kernel_shape", 2, 3, 3);
+  ints_attr (ai, "strides", 2, 2, 2);
+  ints_attr (ai, "pads", 4, 1, 1, 1, 1);
+  clinfer_node_set_attr (ai, "count_include_pad", clinfer_attr_new_int (1));
+  output (b, mp);
+  output (b, ap);
+  output (b, ai);
+  output (b, op (b, "GlobalAveragePool", 1, &x));
+  output (b, op (b, "GlobalMaxPool", 1, &x));
+  /* MaxPool with its Indices output, column-major. */
+  mi = clinfer_graph_add_node (b->g, "MaxPool", "", "with_indices", 1, 2);
+  mi->inputs[0] = (ClinferPortRef) { x, 0 };
+  ints_attr (mi, "kernel_shape", 2, 2, 3);
+  ints_attr (mi, "pads", 4, 0, 1, 1, 0);
+  clinfer_node_set_attr (mi, "storage_order", clinfer_attr_new_int (1));
+  output (b, mi);
+  clinfer_graph_add_output (b->g, (ClinferPortRef) { mi, 1 }, "indices");
+}
+
+static void
+case_binary (Builder *b)
+{
+  const int64_t ad[] = { 2, 3, 1, 5 }, bd[] = { 3, 4, 1 }, sd[] = { 3, 1, 1 };
+  ClinferNode *x = input (b, "a", 4, ad), *y = input (b, "b", 3, bd);
+  ClinferNode *s = constant (b, "slope", 3, sd, 0.1, 0.5);
+  ClinferNode *xy[2] = { x, y }, *yx[2] = { y, x }, *ps[2] = { x, s };
+  const char *ops[] = { "Add", "Sub", "Mul", "Div", "Max", "Min" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    output (b, op (b, ops[i], 2, i % 2 ? yx : xy));
+  output (b, op (b, "PRelu", 2, ps));
+}
+
+static void
+case_unary (Builder *b)
+{
+  const int64_t d[] = { 3, 7, 5 };
+  ClinferNode *x = input (b, "x", 3, d);
+  const char *ops[] = { "Relu", "Sigmoid", "Tanh", "Elu", "HardSwish",
+    "HardSigmoid", "Softplus", "Abs", "Neg", "Exp", "Erf", "Floor" };
+  ClinferNode *clip_in[3] = { x, NULL, NULL };
+  ClinferNode *clip;
+
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    output (b, op (b, ops[i], 1, &x));
+  clip_in[1] = constant (b, "lo", 0, NULL, -0.3, -0.3);
+  clip_in[2] = constant (b, "hi", 0, NULL, 0.4, 0.4);
+  clip = op (b, "Clip", 3, clip_in);
+  output (b, clip);
+}
+
+static void
+case_softmax (Builder *b)
+{
+  const int64_t d[] = { 2, 5, 3, 4 };
+  ClinferNode *x = input (b, "x", 4, d);
+  ClinferNode *s = op (b, "Softmax", 1, &x), *l = op (b, "LogSoftmax", 1, &x);
+
+  clinfer_node_set_attr (s, "axis", clinfer_attr_new_int (1));
+  clinfer_node_set_attr (l, "axis", clinfer_attr_new_int (-2));
+  output (b, s);
+  output (b, l);
+}
+
+static void
+case_matmul (Builder *b)
+{
+  const int64_t ad[] = { 2, 1, 3, 4 }, bd[] = { 5, 4, 6 };
+  const int64_t ga[] = { 7, 5 }, gb[] = { 6, 5 }, gc[] = { 6 };
+  ClinferNode *mm[2] = { input (b, "a", 4, ad), input (b, "b", 3, bd) };
+  ClinferNode *gm[3] = { input (b, "ga", 2, ga), constant (b, "gb", 2, gb, -1, 1),
+    constant (b, "gc", 1, gc, -1, 1) };
+  ClinferNode *gemm;
+
+  output (b, op (b, "MatMul", 2, mm));
+  gemm = op (b, "Gemm", 3, gm);
+  clinfer_node_set_attr (gemm, "transB", clinfer_attr_new_int (1));
+  clinfer_node_set_attr (gemm, "alpha", clinfer_attr_new_float (0.5f));
+  clinfer_node_set_attr (gemm, "beta", clinfer_attr_new_float (2.f));
+  output (b, gemm);
+}
+
+static void
+case_reduce (Builder *b)
+{
+  const int64_t d[] = { 3, 4, 5, 2 };
+  const int64_t axes[] = { 1, 3 };
+  ClinferNode *x = input (b, "x", 4, d);
+  ClinferNode *in[2] = { x, int_constant (b, "axes", 2, axes) };
+  ClinferNode *mean = op (b, "ReduceMean", 2, in), *max = op (b, "ReduceMax", 1, &x);
+  ClinferNode *sum = op (b, "ReduceSum", 2, in), *am = op (b, "ArgMax", 1, &x);
+
+  clinfer_node_set_attr (mean, "keepdims", clinfer_attr_new_int (0));
+  clinfer_node_set_attr (am, "axis", clinfer_attr_new_int (2));
+  output (b, mean);
+  output (b, max);
+  output (b, sum);
+  output (b, am);
+}
+
+static void
+case_layout (Builder *b)
+{
+  const int64_t d[] = { 2, 3, 4, 5 }, d2[] = { 2, 2, 4, 5 };
+  const int64_t starts[] = { 3, 0 }, ends[] = { 0, 5 }, axes[] = { 2, 3 };
+  const int64_t steps[] = { -2, 2 }, pads[] = { 0, 1, 2, 0, 0, 0, 1, 3 };
+  ClinferNode *x = input (b, "x", 4, d), *x2 = input (b, "x2", 4, d2);
+  ClinferNode *cat_in[3] = { x, x2, x };
+  ClinferNode *sl_in[5] = { x, int_constant (b, "s", 2, starts),
+    int_constant (b, "e", 2, ends), int_constant (b, "ax", 2, axes),
+    int_constant (b, "st", 2, steps) };
+  ClinferNode *pad_in[2] = { x, int_constant (b, "p", 8, pads) };
+  ClinferNode *t = op (b, "Transpose", 1, &x), *c = op (b, "Concat", 3, cat_in);
+  ClinferNode *p = op (b, "Pad", 2, pad_in);
+
+  ints_attr (t, "perm", 4, 0, 2, 3, 1);
+  clinfer_node_set_attr (c, "axis", clinfer_attr_new_int (1));
+  clinfer_node_set_attr (p, "mode", clinfer_attr_new_string ("reflect"));
+  output (b, t);
+  output (b, c);
+  output (b, op (b, "Slice", 5, sl_in));
+  output (b, p);
+}
+
+static void
+case_norms (Builder *b)
+{
+  const int64_t d[] = { 2, 3, 4, 5 }, cd[] = { 3 }, ld[] = { 4, 5 };
+  ClinferNode *x = input (b, "x", 4, d);
+  ClinferNode *bn_in[5] = { x, constant (b, "sc", 1, cd, 0.5, 1.5),
+    constant (b, "bi", 1, cd, -1, 1), constant (b, "mu", 1, cd, -1, 1),
+    constant (b, "var", 1, cd, 0.5, 2) };
+  ClinferNode *in_in[3] = { x, bn_in[1], bn_in[2] };
+  ClinferNode *ln_in[3] = { x, constant (b, "lsc", 2, ld, 0.5, 1.5),
+    constant (b, "lbi", 2, ld, -1, 1) };
+  ClinferNode *ln;
+
+  output (b, op (b, "BatchNormalization", 5, bn_in));
+  output (b, op (b, "InstanceNormalization", 3, in_in));
+  ln = op (b, "LayerNormalization", 3, ln_in);
+  clinfer_node_set_attr (ln, "axis", clinfer_attr_new_int (2));
+  output (b, ln);
+}
+
+static const struct {
+  const char *name;
+  CaseFunc func;
+} cases[] = {
+  { "conv-direct", case_conv_direct },
+  { "conv-direct-grouped-dilated", case_conv_direct_odd },
+  { "conv-1x1-padded", case_conv_1x1 },
+  { "conv-pointwise", case_conv_pointwise },
+  { "conv-depthwise", case_conv_depthwise },
+  { "conv-depthwise-odd", case_conv_depthwise_odd },
+  { "conv-1d-3d", case_conv_1d_3d },
+  { "fused-conv-relu", case_fused_relu },
+  { "fused-conv-leaky-relu", case_fused_leaky },
+  { "conv-transpose", case_conv_transpose },
+  { "pools", case_pools },
+  { "binary-broadcast", case_binary },
+  { "unary", case_unary },
+  { "softmax", case_softmax },
+  { "matmul-gemm", case_matmul },
+  { "reduce", case_reduce },
+  { "layout", case_layout },
+  { "norms", case_norms },
+};
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  if (!test_have_opencl ()) {
+    printf ("no OpenCL device: skipped\n");
+    return TEST_SKIP_STATUS;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *f32 = g_strdup_printf ("/ops-gpu/f32/%s", cases[i].name);
+    g_autofree char *f16 = g_strdup_printf ("/ops-gpu/f16/%s", cases[i].name);
+    g_test_add_data_func (f32, (gconstpointer) cases[i].func, check_f32);
+    g_test_add_data_func (f16, (gconstpointer) cases[i].func, check_f16);
+  }
+  return g_test_run ();
+}
