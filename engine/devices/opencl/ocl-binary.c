@@ -87,34 +87,11 @@ typed_options (ClinferElementType t, ClinferElementType yt)
 static gboolean
 typed_launch (OclBuilder *b, const ClinferNode *node, int op, GError **error)
 {
-  const ClinferShape *out = &node->outputs[0].shape;
   g_autofree char *opts = typed_options (clinfer_ocl_in_type (node, 0),
       node->outputs[0].type);
-  OclLaunch *l = clinfer_ocl_launch_new (b, "binary", opts, "binary_typed",
-      error);
-  int dims[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, sa[8] = { 0 }, sb[8] = { 0 };
-  int64_t n = clinfer_shape_n_elements (out);
-  ClinferShape beff;
 
-  if (l == NULL)
-    return FALSE;
-  for (int i = 0; i < out->rank; i++)
-    dims[i] = (int) out->dims[i];
-  clinfer_ocl_b_shape (node, clinfer_ocl_in_shape (b, 0),
-      clinfer_ocl_in_shape (b, 1), &beff);
-  clinfer_ocl_broadcast_strides (clinfer_ocl_in_shape (b, 0), out, sa);
-  clinfer_ocl_broadcast_strides (&beff, out, sb);
-  clinfer_ocl_arg_input (l, 0);
-  clinfer_ocl_arg_input (l, 1);
-  clinfer_ocl_arg_output (l, 0);
-  clinfer_ocl_arg_int (l, (int) n);
-  clinfer_ocl_arg_int (l, op);
-  clinfer_ocl_arg_int (l, MAX (out->rank, 1));
-  clinfer_ocl_arg_int8 (l, dims, 8);
-  clinfer_ocl_arg_int8 (l, sa, 8);
-  clinfer_ocl_arg_int8 (l, sb, 8);
-  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
-  return TRUE;
+  return clinfer_ocl_launch_broadcast2 (b, node, "binary", opts,
+      "binary_typed", op, error);
 }
 
 /* ---- integer arithmetic, Mod, BitShift ---- */

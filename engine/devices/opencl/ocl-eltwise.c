@@ -81,14 +81,16 @@ clinfer_ocl_binary_supports (const OclDevice *dev, const ClinferNode *node, cons
 }
 
 /* Pow (float base, integer exponent), broadcast. */
-static gboolean
-pow_mixed (OclBuilder *b, const ClinferNode *node, GError **error)
+/* Launches @kernel of @program on inputs 0 and 1 broadcast to output 0:
+ * arguments a, b, y, n, [op,] rank, dims[8], a strides[8], b strides[8]
+ * (@op < 0: no op argument). Shared by the typed and mixed-type binaries. */
+gboolean
+clinfer_ocl_launch_broadcast2 (OclBuilder *b, const ClinferNode *node,
+    const char *program, const char *opts, const char *kernel, int op,
+    GError **error)
 {
   const ClinferShape *out = &node->outputs[0].shape;
-  g_autofree char *opts = g_strdup_printf ("%s -DEXP_T=%s",
-      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
-      clinfer_ocl_c_type (clinfer_ocl_in_type (node, 1)));
-  OclLaunch *l = clinfer_ocl_launch_new (b, "eltwise", opts, "pow_mixed", error);
+  OclLaunch *l = clinfer_ocl_launch_new (b, program, opts, kernel, error);
   int dims[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, sa[8] = { 0 }, sb[8] = { 0 };
   int64_t n = clinfer_shape_n_elements (out);
   ClinferShape beff;
@@ -105,12 +107,25 @@ pow_mixed (OclBuilder *b, const ClinferNode *node, GError **error)
   clinfer_ocl_arg_input (l, 1);
   clinfer_ocl_arg_output (l, 0);
   clinfer_ocl_arg_int (l, (int) n);
+  if (op >= 0)
+    clinfer_ocl_arg_int (l, op);
   clinfer_ocl_arg_int (l, MAX (out->rank, 1));
   clinfer_ocl_arg_int8 (l, dims, 8);
   clinfer_ocl_arg_int8 (l, sa, 8);
   clinfer_ocl_arg_int8 (l, sb, 8);
   clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
   return TRUE;
+}
+
+static gboolean
+pow_mixed (OclBuilder *b, const ClinferNode *node, GError **error)
+{
+  g_autofree char *opts = g_strdup_printf ("%s -DEXP_T=%s",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      clinfer_ocl_c_type (clinfer_ocl_in_type (node, 1)));
+
+  return clinfer_ocl_launch_broadcast2 (b, node, "eltwise", opts, "pow_mixed",
+      -1, error);
 }
 
 /* y = a op b; @a_is_output reads a from the output (chained Sum/Max/Min). */

@@ -230,6 +230,11 @@ void clinfer_ocl_broadcast_strides (const ClinferShape *in,
  * (opset < 7: aligned at the "axis" attribute; old PRelu per channel). */
 void clinfer_ocl_b_shape (const ClinferNode *node, const ClinferShape *a,
     const ClinferShape *b, ClinferShape *eff);
+/* Launches a two-input broadcast kernel (ocl-eltwise.c): a, b, y, n,
+ * [op if >= 0,] rank, dims[8], a strides[8], b strides[8]. */
+gboolean clinfer_ocl_launch_broadcast2 (OclBuilder *b, const ClinferNode *node,
+    const char *program, const char *opts, const char *kernel, int op,
+    GError **error);
 /* TRUE for f32 and f16 (the types the float kernels take). */
 gboolean clinfer_ocl_float_type (ClinferElementType type);
 /* Constant value of input @port, or NULL. */
