@@ -80,7 +80,6 @@ clinfer_ocl_binary_supports (const OclDevice *dev, const ClinferNode *node, cons
   return float_inputs (node, node->n_inputs, reason);
 }
 
-/* Pow (float base, integer exponent), broadcast. */
 /* Launches @kernel of @program on inputs 0 and 1 broadcast to output 0:
  * arguments a, b, y, n, [op,] rank, dims[8], a strides[8], b strides[8]
  * (@op < 0: no op argument). Shared by the typed and mixed-type binaries. */
@@ -117,6 +116,7 @@ clinfer_ocl_launch_broadcast2 (OclBuilder *b, const ClinferNode *node,
   return TRUE;
 }
 
+/* Pow (float base, integer exponent), broadcast. */
 static gboolean
 pow_mixed (OclBuilder *b, const ClinferNode *node, GError **error)
 {
