@@ -7,7 +7,14 @@ Usage (from the repository root, after building clinfer into build/):
                                   [--rounds 5] [--iterations 200] [--warmup 20]
                                   [--models front,back] [--no-openvino] [--json FILE]
 
-For each model (models/blazeface/*.onnx) and each thread count it feeds the
+Models: the bundled BlazeFace pair (models/blazeface/*.onnx) and, when the
+pip package rapidocr-onnxruntime is installed (`pip install --no-deps
+rapidocr-onnxruntime==1.3.24`), the three PaddleOCR models its wheel ships
+(PACKAGE_MODELS: a classifier, the DBNet text detector, the text recogniser),
+found inside the installed package with a fixed input shape (clinfer gets
+--shape, OpenVINO a reshape). Nothing is downloaded at run time.
+
+For each model and each thread count it feeds the
 same random input (uniform [-1, 1), fixed seed) to every runtime and
 alternates them round by round, so a slow phase of the machine hits all of
 them alike. Each round times --iterations inferences after --warmup untimed
@@ -67,6 +74,29 @@ MODELS = {
     "front": "models/blazeface/face_detection_front_128x128_barracuda.onnx",
     "back": "models/blazeface/face_detection_back_256x256_barracuda.onnx",
 }
+# Public vision models that a PyPI package ships inside its wheel (never
+# fetched from a hub): key -> (Python package, path in the package, input
+# shape fixed for the run). `pip install --no-deps rapidocr-onnxruntime`
+# (1.3.x) provides PaddleOCR's text-direction classifier (MobileNetV3), the
+# PP-OCRv4 text detector (DBNet: a segmentation net) and its recogniser
+# (SVTR-LCNet). The package is located, never imported.
+PACKAGE_MODELS = {
+    "ocr-cls": ("rapidocr_onnxruntime", "models/ch_ppocr_mobile_v2.0_cls_infer.onnx", (1, 3, 48, 192)),
+    "ocr-det": ("rapidocr_onnxruntime", "models/ch_PP-OCRv4_det_infer.onnx", (1, 3, 320, 320)),
+    "ocr-rec": ("rapidocr_onnxruntime", "models/ch_PP-OCRv4_rec_infer.onnx", (1, 3, 48, 320)),
+}
+
+
+def package_model(key):
+    """Path and input shape of PACKAGE_MODELS[key], or None when the package
+    is not installed for this interpreter."""
+    import importlib.util
+    package, rel, shape = PACKAGE_MODELS[key]
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        return None
+    path = os.path.join(os.path.dirname(spec.origin), rel)
+    return (path, shape) if os.path.exists(path) else None
 DEFAULT_BENCHMARKS = ["build/engine/tools/clinfer-benchmark",
                       "build-release/engine/tools/clinfer-benchmark"]
 SEED = 1234
@@ -110,9 +140,11 @@ def median_ms(run_once, iterations, warmup):
 class ClinferRunner:
     name = "clinfer"
 
-    def __init__(self, binary, model, input_name, input_path, threads):
+    def __init__(self, binary, model, input_name, input_path, threads, shape=None):
         self.cmd = [binary, model, "--device", "CPU", "--threads", str(threads),
                     "--input", "%s=%s" % (input_name, input_path)]
+        if shape:
+            self.cmd += ["--shape", "%s=%s" % (input_name, "x".join(str(d) for d in shape))]
 
     def round(self, iterations, warmup):
         cmd = self.cmd + ["--iterations", str(iterations), "--warmup", str(warmup)]
@@ -155,7 +187,10 @@ class OpenVinoRunner:
         core = ov.Core()
         config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
                   "INFERENCE_PRECISION_HINT": "f32"}
-        self.compiled = core.compile_model(model, "CPU", config)
+        ov_model = core.read_model(model)
+        # Static input shape, as clinfer compiles for (dynamic models).
+        ov_model.reshape({input_name: ov.PartialShape(list(data.shape))})
+        self.compiled = core.compile_model(ov_model, "CPU", config)
         self.request = self.compiled.create_infer_request()
         self.request.set_input_tensor(ov.Tensor(data))
         self.request.infer()
@@ -179,7 +214,9 @@ def main():
     parser.add_argument("--no-clinfer", action="store_true", help="only time the other runtimes")
     parser.add_argument("--no-openvino", action="store_true", help="skip OpenVINO even if installed")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
-    parser.add_argument("--models", default="front,back", help="front, back or both (default front,back)")
+    parser.add_argument("--models", default="front,back," + ",".join(PACKAGE_MODELS),
+                        help="comma-separated: front, back, %s (default all; package "
+                        "models not installed are skipped)" % ", ".join(PACKAGE_MODELS))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
@@ -199,9 +236,20 @@ def main():
     use_ov = ov is not None and not args.no_openvino
     threads_list = [int(t) for t in args.threads.split(",")]
     model_keys = [m.strip() for m in args.models.split(",")]
+    model_specs = {}
     for key in model_keys:
-        if key not in MODELS:
-            sys.exit("compare.py: unknown model '%s' (front, back)" % key)
+        if key in MODELS:
+            model_specs[key] = (MODELS[key], None)
+        elif key in PACKAGE_MODELS:
+            found = package_model(key)
+            if found is None:
+                print("compare.py: skipping %s: pip package %s not installed" % (
+                    key, PACKAGE_MODELS[key][0]), file=sys.stderr)
+                continue
+            model_specs[key] = found
+        else:
+            sys.exit("compare.py: unknown model '%s' (front, back, %s)" % (
+                key, ", ".join(PACKAGE_MODELS)))
 
     cpu_model, isa = cpu_info()
     print("CPU: %s (%d usable CPUs), clinfer ISA: %s" % (cpu_model, usable_cpus(), isa))
@@ -211,20 +259,21 @@ def main():
 
     results, failed = [], False
     with tempfile.TemporaryDirectory(prefix="clinfer-compare-") as tmp:
-        for key in model_keys:
-            model = MODELS[key]
+        for key, (model, fixed_shape) in model_specs.items():
             quiet = ort.SessionOptions()
             quiet.log_severity_level = 3  # tf2onnx leaves unused initialisers: ORT warns
             probe = ort.InferenceSession(model, quiet, providers=["CPUExecutionProvider"])
             inp = probe.get_inputs()[0]
             del probe
-            data = np.random.default_rng(SEED).uniform(-1.0, 1.0, size=inp.shape).astype(np.float32)
+            data = np.random.default_rng(SEED).uniform(
+                -1.0, 1.0, size=fixed_shape or inp.shape).astype(np.float32)
             input_path = os.path.join(tmp, key + ".npy")
             np.save(input_path, data)
             for threads in threads_list:
                 runners, medians = [], {}
                 if binary:
-                    runners.append(ClinferRunner(binary, model, inp.name, input_path, threads))
+                    runners.append(ClinferRunner(binary, model, inp.name, input_path, threads,
+                                                 fixed_shape))
                 runners.append(OrtRunner(model, inp.name, data, threads))
                 if use_ov:
                     runners.append(OpenVinoRunner(model, inp.name, data, threads))

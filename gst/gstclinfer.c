@@ -41,6 +41,12 @@
 
 #include "gstclinfer.h"
 #include "clinfer/clinfer-tensor-meta.h"
+#ifdef GST_CLINFER_HAVE_OPENCL
+#include "gstclinferclmemory.h"
+#else
+/* No OpenCL memory is ever proposed then (self->allocator stays NULL). */
+#define GST_CLINFER_CL_ALIGN 4095
+#endif
 
 #include <math.h>
 #include <string.h>
@@ -65,8 +71,10 @@ enum
   PROP_LABELS_FILE,
   PROP_INPUT_NAME,
   PROP_MODEL_INSTANCE_ID,
+  PROP_CUSTOM_LIB,
   PROP_SILENT,
   PROP_LAST_MESSAGE,
+  PROP_BYTES_COPIED,
   N_PROPERTIES
 };
 
@@ -84,6 +92,7 @@ enum
 #define DEFAULT_PROP_LABELS_FILE NULL
 #define DEFAULT_PROP_INPUT_NAME NULL
 #define DEFAULT_PROP_MODEL_INSTANCE_ID NULL
+#define DEFAULT_PROP_CUSTOM_LIB NULL
 #define DEFAULT_PROP_SILENT TRUE
 
 /* Model metadata keys (ONNX metadata_props) read when mean-values or
@@ -126,6 +135,8 @@ static gboolean gst_clinfer_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static GstFlowReturn gst_clinfer_transform_ip (GstBaseTransform * trans,
     GstBuffer * buf);
+static gboolean gst_clinfer_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
 
 GType
 gst_clinfer_resize_method_get_type (void)
@@ -256,9 +267,17 @@ gst_clinfer_class_init (GstClinferClass * klass)
   properties[PROP_MODEL_INSTANCE_ID] = g_param_spec_string
       ("model-instance-id", "Model instance id",
       "Elements of the process with the same id and the same model, device, "
-      "config-file and threads share one read and compiled model (each keeps "
-      "its own inference request). NULL: not shared",
+      "config-file, custom-lib and threads share one read and compiled "
+      "model and its OpenCL context (each keeps its own inference request). "
+      "NULL: not shared",
       DEFAULT_PROP_MODEL_INSTANCE_ID,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_CUSTOM_LIB] = g_param_spec_string ("custom-lib",
+      "Custom op libraries",
+      "Shared libraries of custom CPU ops (see <clinfer/custom-op.h>), paths "
+      "separated by ';', loaded before the model is read so its custom ops "
+      "resolve. Elements sharing a model-instance-id must set the same "
+      "libraries. Applied like model. NULL: none", DEFAULT_PROP_CUSTOM_LIB,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_SILENT] = g_param_spec_boolean ("silent", "Silent",
       "Do not describe each inference's results in last-message",
@@ -269,6 +288,14 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "Results of the last inference (when silent is false), one region per "
       "entry; gst-launch-1.0 -v prints it", NULL,
       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BYTES_COPIED] = g_param_spec_uint64 ("bytes-copied",
+      "Bytes copied",
+      "Bytes the last inference copied from host to device memory: the "
+      "frame (when a discrete GPU reads host memory) and what the engine's "
+      "copy counter saw for the inputs and CPU fallback nodes. 0 on the CPU "
+      "device and on OpenCL devices sharing host memory (zero copy)", 0,
+      G_MAXUINT64,
+      0, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (gobject_class, N_PROPERTIES, properties);
 
   gst_element_class_set_static_metadata (element_class,
@@ -286,6 +313,8 @@ gst_clinfer_class_init (GstClinferClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_clinfer_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_clinfer_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_clinfer_transform_ip);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_clinfer_propose_allocation);
   trans_class->passthrough_on_same_caps = FALSE;
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_RESIZE_METHOD, 0);
@@ -323,6 +352,7 @@ gst_clinfer_finalize (GObject * object)
   g_free (self->labels_file);
   g_free (self->input_name);
   g_free (self->model_instance_id);
+  g_free (self->custom_lib);
   g_free (self->last_message);
 
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -370,6 +400,9 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_MODEL_INSTANCE_ID:
       self->reload_pending |= replace_string (&self->model_instance_id, value);
+      break;
+    case PROP_CUSTOM_LIB:
+      self->reload_pending |= replace_string (&self->custom_lib, value);
       break;
     case PROP_INFERENCE_INTERVAL:
       self->inference_interval = g_value_get_uint (value);
@@ -461,11 +494,17 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MODEL_INSTANCE_ID:
       g_value_set_string (value, self->model_instance_id);
       break;
+    case PROP_CUSTOM_LIB:
+      g_value_set_string (value, self->custom_lib);
+      break;
     case PROP_SILENT:
       g_value_set_boolean (value, self->silent);
       break;
     case PROP_LAST_MESSAGE:
       g_value_set_string (value, self->last_message);
+      break;
+    case PROP_BYTES_COPIED:
+      g_value_set_uint64 (value, self->bytes_copied);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -531,12 +570,43 @@ static void
 gst_clinfer_unload (GstClinfer * self)
 {
   g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
-  g_clear_pointer (&self->input, clinfer_tensor_unref);
   g_clear_pointer (&self->request, clinfer_request_free);
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&self->allocator);
+  GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->shared, gst_clinfer_model_cache_release);
   g_clear_pointer (&self->model_name, g_free);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
   self->configured = FALSE;
+}
+
+/* On an OpenCL device: the allocator of OpenCL memory proposed to
+ * upstream, in the compiled model's context. */
+static void
+make_allocator (GstClinfer * self)
+{
+#ifdef GST_CLINFER_HAVE_OPENCL
+  ClinferRemoteContext *context =
+      clinfer_compiled_get_remote_context (self->shared->compiled);
+  GstAllocator *allocator;
+  GError *err = NULL;
+
+  if (context == NULL || clinfer_remote_context_get_property (context,
+          CLINFER_REMOTE_PROP_OCL_CONTEXT) == NULL)
+    return;
+  allocator = gst_clinfer_cl_allocator_new (context, &err);
+  if (allocator == NULL) {
+    GST_WARNING_OBJECT (self, "no OpenCL memory for upstream: %s",
+        err->message);
+    g_clear_error (&err);
+    return;
+  }
+  GST_OBJECT_LOCK (self);
+  gst_object_replace ((GstObject **) & self->allocator,
+      GST_OBJECT_CAST (allocator));
+  GST_OBJECT_UNLOCK (self);
+  gst_object_unref (allocator);
+#endif
 }
 
 /* Reads and compiles the model (or takes the shared one) and creates this
@@ -546,6 +616,7 @@ gst_clinfer_load (GstClinfer * self)
 {
   GstClinferModelSettings settings = { NULL, };
   g_autofree gchar *instance_id = NULL;
+  g_autofree gchar *failed_lib = NULL;
   GError *err = NULL;
   gboolean conflict = FALSE;
 
@@ -557,6 +628,8 @@ gst_clinfer_load (GstClinfer * self)
   settings.device = g_strdup (self->device);
   settings.threads = (gint) self->threads;
   instance_id = g_strdup (self->model_instance_id);
+  if (self->custom_lib != NULL && *self->custom_lib != '\0')
+    settings.custom_lib = g_strdup (self->custom_lib);
   self->reload_pending = FALSE;
   GST_OBJECT_UNLOCK (self);
 
@@ -571,20 +644,23 @@ gst_clinfer_load (GstClinfer * self)
     goto config_not_found;
 
   self->shared = gst_clinfer_model_cache_acquire (instance_id, &settings,
-      &conflict, &err);
+      &conflict, &failed_lib, &err);
+  if (self->shared == NULL && failed_lib != NULL)
+    goto custom_lib_failed;
   if (self->shared == NULL)
     goto load_failed;
   if (conflict) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("model-instance-id \"%s\" is used by another element with another "
-            "model, device, config-file or threads; this element reads and "
-            "compiles its own copy", instance_id), (NULL));
+            "model, device, config-file, custom-lib or threads; this element "
+            "reads and compiles its own copy", instance_id), (NULL));
   }
   self->request = clinfer_compiled_create_request (self->shared->compiled,
       &err);
   if (self->request == NULL)
     goto load_failed;
   self->model_name = model_name_from_path (settings.model_path);
+  make_allocator (self);
   GST_INFO_OBJECT (self, "model %s on device %s", settings.model_path,
       clinfer_compiled_get_device_name (self->shared->compiled));
   gst_clinfer_model_settings_clear (&settings);
@@ -614,9 +690,26 @@ config_not_found:
     gst_clinfer_model_settings_clear (&settings);
     return FALSE;
   }
+custom_lib_failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("Could not load custom op library \"%s\" (property 'custom-lib'): "
+            "%s", failed_lib, err->message), ("clinfer error code %d",
+            err->code));
+    g_clear_error (&err);
+    gst_clinfer_model_settings_clear (&settings);
+    return FALSE;
+  }
 load_failed:
   {
-    if (g_error_matches (err, CLINFER_ERROR, CLINFER_ERROR_IO)) {
+    if (settings.config_file != NULL
+        && strstr (err->message, settings.config_file) != NULL) {
+      /* The engine's custom-layer loader names the file, line and layer. */
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Could not use config file \"%s\" (property 'config-file') with "
+              "model \"%s\": %s", settings.config_file, settings.model_path,
+              err->message), ("clinfer error code %d", err->code));
+    } else if (g_error_matches (err, CLINFER_ERROR, CLINFER_ERROR_IO)) {
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
           ("Could not read model file \"%s\" (property 'model'): %s",
               settings.model_path, err->message), (NULL));
@@ -732,7 +825,6 @@ gst_clinfer_configure (GstClinfer * self)
   g_autofree gchar *shape_text = NULL;
   const gchar *meta_mean, *meta_scale;
   ClinferPortInfo info;
-  ClinferShape shape;
   GstClinferDecoderType decoder;
   GError *err = NULL;
   gint index;
@@ -752,7 +844,6 @@ gst_clinfer_configure (GstClinfer * self)
 
   self->configured = FALSE;
   g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
-  g_clear_pointer (&self->input, clinfer_tensor_unref);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
   cfg.vinfo = self->vinfo;
 
@@ -810,27 +901,14 @@ gst_clinfer_configure (GstClinfer * self)
       && !self->decoder_impl->check (compiled, &err))
     goto bad_decoder;
 
-  self->preprocess = gst_clinfer_preprocess_new
-      (clinfer_compiled_get_device_name (compiled), &cfg, &err);
+  self->preprocess = gst_clinfer_preprocess_new (compiled, &cfg, &err);
   if (self->preprocess == NULL)
     goto preprocess_failed;
-
-  shape.rank = 4;
-  shape.dims[0] = 1;
-  if (cfg.layout == GST_CLINFER_LAYOUT_NCHW) {
-    shape.dims[1] = cfg.channels;
-    shape.dims[2] = cfg.height;
-    shape.dims[3] = cfg.width;
-  } else {
-    shape.dims[1] = cfg.height;
-    shape.dims[2] = cfg.width;
-    shape.dims[3] = cfg.channels;
-  }
-  self->input = clinfer_tensor_new (cfg.type, &shape, &err);
-  if (self->input == NULL
-      || !clinfer_request_set_input_by_index (self->request,
-          self->input_index, self->input, &err)
-      || !bind_other_inputs (self, &err))
+  GST_INFO_OBJECT (self, "pre-processing on %s (%s)",
+      clinfer_compiled_get_device_name (compiled),
+      self->preprocess->funcs->name);
+  if (!gst_clinfer_preprocess_bind (self->preprocess, self->request,
+          self->input_index, &err) || !bind_other_inputs (self, &err))
     goto bind_failed;
 
   self->configured = TRUE;
@@ -1072,19 +1150,98 @@ gst_clinfer_sink_event (GstBaseTransform * trans, GstEvent * event)
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
+/* Makes (@allocator, @params) the first allocation param of @query, the
+ * one upstream elements use; the others follow. */
+static void
+put_first_allocation_param (GstQuery * query, GstAllocator * allocator,
+    const GstAllocationParams * params)
+{
+  guint i, n = gst_query_get_n_allocation_params (query);
+  GstAllocator **others = g_newa (GstAllocator *, MAX (n, 1));
+  GstAllocationParams *others_params = g_newa (GstAllocationParams,
+      MAX (n, 1));
+
+  for (i = 0; i < n; i++)
+    gst_query_parse_nth_allocation_param (query, i, &others[i],
+        &others_params[i]);
+  while (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_remove_nth_allocation_param (query, 0);
+  gst_query_add_allocation_param (query, allocator, params);
+  for (i = 0; i < n; i++) {
+    gst_query_add_allocation_param (query, others[i], &others_params[i]);
+    if (others[i] != NULL)
+      gst_object_unref (others[i]);
+  }
+}
+
+/* On an OpenCL device, offers upstream a pool of OpenCL memory in the
+ * compiled model's context, so frames are written straight into memory the
+ * pre-processing kernel reads; any other memory is still read in place
+ * (wrapped with CL_MEM_USE_HOST_PTR), best when page aligned, which the
+ * allocation params ask for. */
+static gboolean
+gst_clinfer_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  GST_OBJECT_LOCK (self);
+  if (self->allocator != NULL)
+    allocator = gst_object_ref (self->allocator);
+  GST_OBJECT_UNLOCK (self);
+  if (allocator == NULL)
+    return TRUE;
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (caps == NULL || !gst_video_info_from_caps (&info, caps)) {
+    gst_object_unref (allocator);
+    return TRUE;
+  }
+  gst_allocation_params_init (&params);
+  params.align = GST_CLINFER_CL_ALIGN;
+  put_first_allocation_param (query, allocator, &params);
+  if (need_pool) {
+    pool = gst_video_buffer_pool_new ();
+    config = gst_buffer_pool_get_config (pool);
+    gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+    gst_buffer_pool_config_set_allocator (config, allocator, &params);
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (gst_buffer_pool_set_config (pool, config))
+      gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+    else
+      GST_WARNING_OBJECT (self, "OpenCL buffer pool refused its config");
+    gst_object_unref (pool);
+  }
+  GST_DEBUG_OBJECT (self, "proposed OpenCL memory (need pool %d)", need_pool);
+  gst_object_unref (allocator);
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClinfer *self = GST_CLINFER (trans);
   GstClinferDecodeContext ctx;
-  GstVideoFrame frame;
   GError *err = NULL;
   gboolean reload, reconfigure, silent;
   guint interval, n_outputs;
   g_autoptr (GPtrArray) before = NULL;
   gfloat threshold;
   gchar *message;
-  gboolean ok;
+  guint64 to_device = 0;
 
   GST_OBJECT_LOCK (self);
   reload = self->reload_pending;
@@ -1101,6 +1258,9 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!gst_clinfer_load (self))
       return GST_FLOW_ERROR;
     reconfigure = TRUE;
+    /* Upstream asks for memory again: the device (and so the memory
+     * worth offering) may have changed. */
+    gst_base_transform_reconfigure_sink (trans);
   }
   if ((reconfigure || !self->configured) && !gst_clinfer_configure (self))
     return GST_FLOW_ERROR;
@@ -1108,16 +1268,15 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (self->frame_count++ % interval != 0)
     return GST_FLOW_OK;
 
-  if (!gst_video_frame_map (&frame, &self->vinfo, buf, GST_MAP_READ))
-    goto map_failed;
-  ok = gst_clinfer_preprocess_run (self->preprocess, &frame, self->input,
-      &err);
-  gst_video_frame_unmap (&frame);
-  if (!ok)
+  if (!gst_clinfer_preprocess_run (self->preprocess, buf, &err))
     goto preprocess_failed;
 
   if (!clinfer_request_infer (self->request, &err))
     goto infer_failed;
+  clinfer_request_get_copy_stats (self->request, &to_device, NULL);
+  GST_OBJECT_LOCK (self);
+  self->bytes_copied = self->preprocess->bytes_copied + to_device;
+  GST_OBJECT_UNLOCK (self);
 
   n_outputs = clinfer_compiled_get_n_outputs (self->shared->compiled);
   attach_tensor_meta (self, buf, n_outputs);
@@ -1153,12 +1312,6 @@ not_negotiated:
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("received a buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
-  }
-map_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Could not map the video frame for reading."), (NULL));
-    return GST_FLOW_ERROR;
   }
 preprocess_failed:
   {

@@ -45,6 +45,7 @@ struct _GstClinfer
   gchar *labels_file;
   gchar *input_name;
   gchar *model_instance_id;
+  gchar *custom_lib;
   gboolean silent;
   gchar *last_message;
   /* Set by property changes while running; the streaming thread applies
@@ -61,7 +62,10 @@ struct _GstClinfer
   gboolean have_caps;
   gboolean configured;
   GstClinferPreprocess *preprocess;
-  ClinferTensor *input;
+  /* OpenCL memory of the compiled model's context, proposed to upstream
+   * (GPU devices only; NULL otherwise). */
+  GstAllocator *allocator;
+  guint64 bytes_copied;         /* of the last inference, object lock */
   guint input_index;
   const GstClinferDecoder *decoder_impl;
   GPtrArray *labels;

@@ -276,6 +276,7 @@ gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
   Layout lay;
   gint64 a, n_anchors;
   guint i, n_kept;
+  gdouble min_raw;
 
   for (i = 0; i < ctx->n_outputs; i++)
     shapes[i] = *clinfer_tensor_get_shape (clinfer_request_get_output
@@ -285,12 +286,18 @@ gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
 
   dets = g_array_new (FALSE, TRUE, sizeof (Detection));
   n_anchors = lay.n_anchors[0] + lay.n_anchors[1];
+  /* Most anchors score far below the threshold: comparing the logit with
+   * the threshold's (with a margin for rounding) skips their exp(). */
+  min_raw = ctx->threshold > 0 && ctx->threshold < 1
+      ? log (ctx->threshold / (1.0 - ctx->threshold)) - 1e-6 : -G_MAXDOUBLE;
   for (a = 0; a < n_anchors; a++) {
     gdouble raw = read_value (ctx, &lay, FALSE, a, 0);
     gdouble score, acx, acy, cx, cy, w, h;
     Detection d;
     gint k;
 
+    if (raw < min_raw)
+      continue;
     raw = CLAMP (raw, -SCORE_CLIP, SCORE_CLIP);
     score = 1.0 / (1.0 + exp (-raw));
     if (!(score >= ctx->threshold))

@@ -23,6 +23,7 @@ gst_clinfer_model_settings_clear (GstClinferModelSettings * settings)
   g_clear_pointer (&settings->model_path, g_free);
   g_clear_pointer (&settings->config_file, g_free);
   g_clear_pointer (&settings->device, g_free);
+  g_clear_pointer (&settings->custom_lib, g_free);
 }
 
 static gboolean
@@ -31,26 +32,54 @@ settings_equal (const GstClinferModelSettings * a,
 {
   return g_strcmp0 (a->model_path, b->model_path) == 0
       && g_strcmp0 (a->config_file, b->config_file) == 0
-      && g_strcmp0 (a->device, b->device) == 0 && a->threads == b->threads;
+      && g_strcmp0 (a->device, b->device) == 0 && a->threads == b->threads
+      && g_strcmp0 (a->custom_lib, b->custom_lib) == 0;
+}
+
+/* Loads each library of the ';'-separated @libs into @config. */
+static gboolean
+add_custom_libs (ClinferCompileConfig * config, const gchar * libs,
+    gchar ** failed_lib, GError ** error)
+{
+  g_auto (GStrv) paths = NULL;
+  guint i;
+
+  if (libs == NULL)
+    return TRUE;
+  paths = g_strsplit (libs, ";", -1);
+  for (i = 0; paths[i] != NULL; i++) {
+    gchar *path = g_strstrip (paths[i]);
+
+    if (*path == '\0')
+      continue;
+    if (!clinfer_compile_config_add_custom_lib (config, path, error)) {
+      *failed_lib = g_strdup (path);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static GstClinferSharedModel *
 load (const gchar * instance_id, const GstClinferModelSettings * settings,
-    GError ** error)
+    gchar ** failed_lib, GError ** error)
 {
   g_autoptr (ClinferModel) model = NULL;
   g_autoptr (ClinferCompileConfig) config = NULL;
   ClinferCompiled *compiled;
   GstClinferSharedModel *shared;
 
-  model = clinfer_model_read (settings->model_path, error);
-  if (model == NULL)
-    return NULL;
+  /* The config first: custom ops must be known when the model is read. */
   config = clinfer_compile_config_new ();
   clinfer_compile_config_set_device (config, settings->device);
   clinfer_compile_config_set_threads (config, settings->threads);
   if (settings->config_file != NULL)
     clinfer_compile_config_set_config_file (config, settings->config_file);
+  if (!add_custom_libs (config, settings->custom_lib, failed_lib, error))
+    return NULL;
+  model = clinfer_model_read_with_config (settings->model_path, config, error);
+  if (model == NULL)
+    return NULL;
   compiled = clinfer_compile (model, config, error);
   if (compiled == NULL)
     return NULL;
@@ -62,6 +91,7 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
   shared->settings.config_file = g_strdup (settings->config_file);
   shared->settings.device = g_strdup (settings->device);
   shared->settings.threads = settings->threads;
+  shared->settings.custom_lib = g_strdup (settings->custom_lib);
   shared->model = g_steal_pointer (&model);
   shared->compiled = compiled;
   GST_INFO ("compiled %s for device %s (instance id %s)",
@@ -73,13 +103,13 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
 GstClinferSharedModel *
 gst_clinfer_model_cache_acquire (const gchar * instance_id,
     const GstClinferModelSettings * settings, gboolean * conflict,
-    GError ** error)
+    gchar ** failed_lib, GError ** error)
 {
   GstClinferSharedModel *shared;
 
   *conflict = FALSE;
   if (instance_id == NULL || *instance_id == '\0')
-    return load (NULL, settings, error);
+    return load (NULL, settings, failed_lib, error);
 
   /* Compiling under the lock keeps two elements with the same id from
    * compiling the model twice; other ids wait, which only happens while
@@ -94,9 +124,9 @@ gst_clinfer_model_cache_acquire (const gchar * instance_id,
         instance_id, shared->ref_count);
   } else if (shared != NULL) {
     *conflict = TRUE;
-    shared = load (NULL, settings, error);
+    shared = load (NULL, settings, failed_lib, error);
   } else {
-    shared = load (instance_id, settings, error);
+    shared = load (instance_id, settings, failed_lib, error);
     if (shared != NULL)
       g_hash_table_insert (cache, shared->instance_id, shared);
   }

@@ -17,6 +17,7 @@ typedef struct
   gchar *config_file;
   gchar *device;
   gint threads;
+  gchar *custom_lib;            /* ';'-separated library paths, or NULL */
 } GstClinferModelSettings;
 
 /* A read and compiled model. Immutable once made, so elements on different
@@ -30,13 +31,16 @@ typedef struct
   ClinferCompiled *compiled;
 } GstClinferSharedModel;
 
-/* (transfer full) Reads and compiles the model, or returns the one already
- * made for @instance_id with the same settings. *@conflict is set to TRUE
- * when @instance_id is in use with other settings: the model is then made
- * privately (not shared). NULL with @error (CLINFER_ERROR) on failure. */
+/* (transfer full) Loads the custom op libraries, reads the model with them
+ * and compiles it, or returns the one already made for @instance_id with
+ * the same settings (libraries included). *@conflict is set to TRUE when
+ * @instance_id is in use with other settings: the model is then made
+ * privately (not shared). NULL with @error (CLINFER_ERROR) on failure;
+ * when a custom library failed to load, *@failed_lib gets its path
+ * (transfer full). */
 GstClinferSharedModel *gst_clinfer_model_cache_acquire (const gchar * instance_id,
     const GstClinferModelSettings * settings, gboolean * conflict,
-    GError ** error);
+    gchar ** failed_lib, GError ** error);
 void gst_clinfer_model_cache_release (GstClinferSharedModel * shared);
 
 void gst_clinfer_model_settings_clear (GstClinferModelSettings * settings);

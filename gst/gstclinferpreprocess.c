@@ -63,20 +63,30 @@ gst_clinfer_geometry_model_to_frame (const GstClinferGeometry * g,
 }
 
 GstClinferPreprocess *
-gst_clinfer_preprocess_new (const gchar * device,
+gst_clinfer_preprocess_new (ClinferCompiled * compiled,
     const GstClinferPreprocessConfig * config, GError ** error)
 {
-  /* Only the CPU device exists in the engine today. The OpenCL device will
-   * get an implementation that imports the mapped frame (or the pool's
-   * cl_mem) and runs one kernel; it is chosen here by device name. */
+  ClinferRemoteContext *context = clinfer_compiled_get_remote_context
+      (compiled);
+
+  if (context != NULL && clinfer_remote_context_get_property (context,
+          CLINFER_REMOTE_PROP_OCL_CONTEXT) != NULL)
+    return gst_clinfer_preprocess_ocl_new (context, config, error);
   return gst_clinfer_preprocess_cpu_new (config, error);
 }
 
 gboolean
-gst_clinfer_preprocess_run (GstClinferPreprocess * pp,
-    const GstVideoFrame * frame, ClinferTensor * input, GError ** error)
+gst_clinfer_preprocess_bind (GstClinferPreprocess * pp,
+    ClinferRequest * request, guint index, GError ** error)
 {
-  return pp->funcs->run (pp, frame, input, error);
+  return pp->funcs->bind (pp, request, index, error);
+}
+
+gboolean
+gst_clinfer_preprocess_run (GstClinferPreprocess * pp, GstBuffer * buffer,
+    GError ** error)
+{
+  return pp->funcs->run (pp, buffer, error);
 }
 
 void
@@ -85,3 +95,15 @@ gst_clinfer_preprocess_free (GstClinferPreprocess * pp)
   if (pp != NULL)
     pp->funcs->free (pp);
 }
+
+#ifndef GST_CLINFER_HAVE_OPENCL
+GstClinferPreprocess *
+gst_clinfer_preprocess_ocl_new (ClinferRemoteContext * context,
+    const GstClinferPreprocessConfig * config, GError ** error)
+{
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "the clinfer plugin was built without OpenCL: no pre-processing for "
+      "device %s", clinfer_remote_context_get_device_name (context));
+  return NULL;
+}
+#endif

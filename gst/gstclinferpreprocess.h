@@ -1,7 +1,7 @@
 /* Pre-processing from a video frame to a model input tensor: the geometry
  * shared with the decoders, and a small interface with one implementation
- * per device (CPU today; an OpenCL kernel reading the frame as a remote
- * tensor plugs in behind the same calls).
+ * per device (a threaded CPU path; on OpenCL devices one kernel reading
+ * the frame as a remote tensor).
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -71,14 +71,19 @@ typedef struct
 
 typedef struct _GstClinferPreprocess GstClinferPreprocess;
 
-/* One implementation (device). @run fills @input, a tensor of the model
- * input's type and shape, from @frame; it runs on the streaming thread and
- * must not allocate. */
+/* One implementation (device). @bind creates the model input tensor the
+ * implementation writes (a host tensor on the CPU, a remote tensor in the
+ * compiled model's OpenCL context on the GPU) and binds it as input
+ * @index of @request. @run fills it from @buffer, a frame of
+ * config.vinfo; it runs on the streaming thread and must not allocate
+ * beyond what a zero-copy import of the frame needs. */
 typedef struct
 {
   const gchar *name;
-  gboolean (*run) (GstClinferPreprocess * pp, const GstVideoFrame * frame,
-      ClinferTensor * input, GError ** error);
+  gboolean (*bind) (GstClinferPreprocess * pp, ClinferRequest * request,
+      guint index, GError ** error);
+  gboolean (*run) (GstClinferPreprocess * pp, GstBuffer * buffer,
+      GError ** error);
   void (*free) (GstClinferPreprocess * pp);
 } GstClinferPreprocessFuncs;
 
@@ -87,23 +92,33 @@ struct _GstClinferPreprocess
   const GstClinferPreprocessFuncs *funcs;
   GstClinferPreprocessConfig config;
   GstClinferGeometry geometry;
+  /* Frame bytes the last run copied to reach the device (0 when the
+   * frame was read in place). */
+  guint64 bytes_copied;
 };
 
 /* Video formats every implementation reads. */
 #define GST_CLINFER_PREPROCESS_FORMATS \
   "{ RGB, BGR, RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR, NV12, I420, GRAY8 }"
 
-/* (transfer full) Picks the implementation for @device (the compiled
- * model's device name) and prepares its tables. */
-GstClinferPreprocess *gst_clinfer_preprocess_new (const gchar * device,
+/* (transfer full) Picks the implementation for the device @compiled runs
+ * on (the OpenCL kernel when its remote context is an OpenCL one, else the
+ * CPU path) and prepares its tables. */
+GstClinferPreprocess *gst_clinfer_preprocess_new (ClinferCompiled * compiled,
     const GstClinferPreprocessConfig * config, GError ** error);
+gboolean gst_clinfer_preprocess_bind (GstClinferPreprocess * pp,
+    ClinferRequest * request, guint index, GError ** error);
 gboolean gst_clinfer_preprocess_run (GstClinferPreprocess * pp,
-    const GstVideoFrame * frame, ClinferTensor * input, GError ** error);
+    GstBuffer * buffer, GError ** error);
 void gst_clinfer_preprocess_free (GstClinferPreprocess * pp);
 
 /* The CPU implementation (gstclinferpreprocesscpu.c). */
 GstClinferPreprocess *gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
     GError ** error);
+/* The OpenCL implementation (gstclinferpreprocessocl.c; NULL with an
+ * error when the plugin was built without OpenCL). */
+GstClinferPreprocess *gst_clinfer_preprocess_ocl_new (ClinferRemoteContext * context,
+    const GstClinferPreprocessConfig * config, GError ** error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GstClinferPreprocess, gst_clinfer_preprocess_free)
 

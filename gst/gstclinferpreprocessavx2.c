@@ -1,11 +1,14 @@
-/* Pre-processing rows for x86-64 CPUs with AVX2 + FMA: one model pixel per
- * step, its four bilinear taps each loaded as one 32-bit word (a whole
- * packed pixel) or as Y, U, V bytes, widened to four floats and blended in
- * one SSE register. Compiled with -mavx2 -mfma and only called after
- * gst_clinfer_preprocess_avx2_available() said yes. Same arithmetic as the
- * portable loop of gstclinferpreprocesscpu.c (YUV interpolated, then
- * converted), up to rounding. (Gathering 8
- * pixels with vpgatherdd was no faster: gathers are slow on AMD cores.)
+/* Pre-processing rows for x86-64 CPUs with AVX2 + FMA: 8 model pixels per
+ * register. The two horizontal taps of a column are neighbouring frame
+ * pixels (or the second has weight 0), so one 8-byte read at the first tap
+ * holds both; 8 columns' reads fill two registers, one byte shuffle per
+ * sample (R, G, B or Y, U, V) picks both taps' bytes as 32-bit words, and
+ * the bilinear blend, YUV conversion and mean/scale run on 8 floats, stored
+ * as 8 contiguous values per NCHW plane. Compiled with -mavx2 -mfma and
+ * only called after gst_clinfer_preprocess_avx2_available() said yes.
+ * Same arithmetic as the portable loop of gstclinferpreprocesscpu.c (YUV
+ * interpolated, then converted), up to rounding. (vpgatherdd was tried for
+ * the taps: gathers are slow on AMD cores.)
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -20,50 +23,59 @@
 #include <math.h>
 #include <string.h>
 
-/* Bytes p[0..3] as four floats. */
-static inline __m128
-load_bytes (const guint8 * p)
+/* The 8 bytes at row + off[0..7], as [0 1 | 4 5] in @lo and [2 3 | 6 7]
+ * in @hi, so that taps() gets the columns back in order with one
+ * in-lane shuffle. */
+static inline void
+load_columns (const guint8 * row, const gint32 * off, __m256i q[2])
 {
-  gint32 word;
+  __m128i c01 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[0]),
+      _mm_loadu_si64 (row + off[1]));
+  __m128i c23 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[2]),
+      _mm_loadu_si64 (row + off[3]));
+  __m128i c45 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[4]),
+      _mm_loadu_si64 (row + off[5]));
+  __m128i c67 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[6]),
+      _mm_loadu_si64 (row + off[7]));
 
-  memcpy (&word, p, sizeof (word));
-  return _mm_cvtepi32_ps (_mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (word)));
+  q[0] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (c01), c45, 1);
+  q[1] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (c23), c67, 1);
 }
 
-static inline __m128
-lerp (__m128 a, __m128 b, __m128 t, __m128 t1)
+/* One sample of 8 columns, horizontally blended: @mask picks, in each
+ * 128-bit lane (two columns' 8-byte reads), the sample's byte of the first
+ * and of the second tap of each column as 32-bit words
+ * [a0 a1 b0 b1]; the two lanes' results interleave back into column
+ * order. */
+static inline __m256
+blend_row (const __m256i q[2], __m256i mask, __m256 fx)
 {
-  return _mm_fmadd_ps (b, t, _mm_mul_ps (a, t1));
+  __m256 a = _mm256_castsi256_ps (_mm256_shuffle_epi8 (q[0], mask));
+  __m256 b = _mm256_castsi256_ps (_mm256_shuffle_epi8 (q[1], mask));
+  __m256 t0 = _mm256_cvtepi32_ps (_mm256_castps_si256 (_mm256_shuffle_ps (a,
+              b, _MM_SHUFFLE (2, 0, 2, 0))));
+  __m256 t1 = _mm256_cvtepi32_ps (_mm256_castps_si256 (_mm256_shuffle_ps (a,
+              b, _MM_SHUFFLE (3, 1, 3, 1))));
+
+  return _mm256_fmadd_ps (fx, _mm256_sub_ps (t1, t0), t0);
 }
 
-typedef struct
+/* Both rows of one sample, blended vertically. */
+static inline __m256
+blend (const __m256i top[2], const __m256i bottom[2], __m256i mask,
+    __m256 fx, __m256 fy)
 {
-  __m128 offset, scale;         /* (Y, U, V) -> y, u, v */
-  __m128 from_u, from_v;        /* (R, G, B) contributions of u and v */
-  __m128 max;
-} YuvCoeffs;
+  __m256 h0 = blend_row (top, mask, fx);
+  __m256 h1 = blend_row (bottom, mask, fx);
 
-/* Bytes Y, U, V as lanes 0..2 of four floats. */
-static inline __m128
-yuv_samples (guint8 y, guint8 u, guint8 v)
-{
-  return _mm_cvtepi32_ps (_mm_cvtepu8_epi32 (_mm_cvtsi32_si128 (y
-              | (u << 8) | (v << 16))));
+  return _mm256_fmadd_ps (fy, _mm256_sub_ps (h1, h0), h0);
 }
 
-/* R, G, B (lanes 0..2) of interpolated Y, U, V samples (lanes 0..2). */
-static inline __m128
-yuv_to_rgb (const YuvCoeffs * k, __m128 yuv)
+static inline __m256
+clamp_255 (__m256 v)
 {
-  __m128 rgb;
-
-  yuv = _mm_mul_ps (_mm_sub_ps (yuv, k->offset), k->scale);
-  rgb = _mm_shuffle_ps (yuv, yuv, _MM_SHUFFLE (3, 0, 0, 0));
-  rgb = _mm_fmadd_ps (_mm_shuffle_ps (yuv, yuv, _MM_SHUFFLE (1, 1, 1, 1)),
-      k->from_u, rgb);
-  rgb = _mm_fmadd_ps (_mm_shuffle_ps (yuv, yuv, _MM_SHUFFLE (2, 2, 2, 2)),
-      k->from_v, rgb);
-  return _mm_min_ps (_mm_max_ps (rgb, _mm_setzero_ps ()), k->max);
+  return _mm256_min_ps (_mm256_max_ps (v, _mm256_setzero_ps ()),
+      _mm256_set1_ps (255.f));
 }
 
 static inline void
@@ -84,97 +96,189 @@ store_value (ClinferElementType type, gpointer data, gsize index,
   }
 }
 
-void
-gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
-    const GstVideoFrame * frame, gint v, gpointer data)
+/* Stores 8 pixels of 3 channels (@c0, @c1, @c2: model channels 0, 1, 2) as 24
+ * interleaved floats (NHWC). In each 128-bit lane (pixels 0-3, then 4-7)
+ * rotated copies of the channels are blended into c0 c1 c2 c0 | c1 c2 c0
+ * c1 | c2 c0 c1 c2 (pixels 0, 0, 0, 1 | 1, 1, 2, 2 | 2, 3, 3, 3), then the
+ * lanes are put in order. */
+static inline void
+store_interleaved (gfloat * out, __m256 c0, __m256 c1, __m256 c2)
+{
+  __m256 a = _mm256_permute_ps (c0, _MM_SHUFFLE (1, 2, 3, 0));
+  __m256 b = _mm256_permute_ps (c1, _MM_SHUFFLE (2, 3, 0, 1));
+  __m256 c = _mm256_permute_ps (c2, _MM_SHUFFLE (3, 0, 1, 2));
+  __m256 x0 = _mm256_blend_ps (_mm256_blend_ps (a, b, 0x22), c, 0x44);
+  __m256 x1 = _mm256_blend_ps (_mm256_blend_ps (a, b, 0x99), c, 0x22);
+  __m256 x2 = _mm256_blend_ps (_mm256_blend_ps (a, b, 0x44), c, 0x99);
+
+  _mm256_storeu_ps (out, _mm256_permute2f128_ps (x0, x1, 0x20));
+  _mm256_storeu_ps (out + 8, _mm256_permute2f128_ps (x2, x0, 0x30));
+  _mm256_storeu_ps (out + 16, _mm256_permute2f128_ps (x1, x2, 0x31));
+}
+
+/* The frame rows model row @v reads: plane 0 (packed, gray or Y) and, for
+ * YUV, the chroma rows of U and V (the same row for NV12). */
+typedef struct
+{
+  const guint8 *p[2], *u[2], *v[2];
+} Rows;
+
+static void
+get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+    const Tap * ty, Rows * r)
+{
+  gint k;
+
+  for (k = 0; k < 2; k++) {
+    gint y = k == 0 ? ty->i0 : ty->i1;
+    const guint8 *c1;
+
+    r->p[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
+        + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    r->u[k] = r->v[k] = NULL;
+    if (self->family != FAMILY_NV12 && self->family != FAMILY_I420)
+      continue;
+    c1 = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
+        + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
+    r->u[k] = c1;
+    r->v[k] = self->family == FAMILY_NV12 ? c1
+        : (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2)
+        + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2);
+  }
+}
+
+/* R, G, B (0..255) of 8 columns from @u. Always inlined with a constant
+ * @family, so each family gets its own loop. */
+static G_ALWAYS_INLINE inline void
+columns_rgb (const GstClinferPreprocessCpu * self, FormatFamily family,
+    const Rows * r, const __m256i mask[3], gint u, __m256 fy, __m256 rgb[3])
+{
+  __m256 fx = _mm256_loadu_ps (self->x_weight + u);
+  __m256i top[2], bottom[2];
+
+  load_columns (r->p[0], self->x_offset + u, top);
+  load_columns (r->p[1], self->x_offset + u, bottom);
+  switch (family) {
+    case FAMILY_PACKED_RGB:
+      rgb[0] = blend (top, bottom, mask[0], fx, fy);
+      rgb[1] = blend (top, bottom, mask[1], fx, fy);
+      rgb[2] = blend (top, bottom, mask[2], fx, fy);
+      return;
+    case FAMILY_GRAY:
+      rgb[0] = rgb[1] = rgb[2] = blend (top, bottom, mask[0], fx, fy);
+      return;
+    case FAMILY_NV12:
+    case FAMILY_I420:
+    default:{
+      __m256 cx = _mm256_loadu_ps (self->c_weight + u);
+      __m256 yy, cu, cv;
+
+      yy = blend (top, bottom, mask[0], fx, fy);
+      load_columns (r->u[0], self->c_offset + u, top);
+      load_columns (r->u[1], self->c_offset + u, bottom);
+      cu = blend (top, bottom, mask[1], cx, fy);
+      if (family == FAMILY_I420) {
+        load_columns (r->v[0], self->c_offset + u, top);
+        load_columns (r->v[1], self->c_offset + u, bottom);
+      }
+      cv = blend (top, bottom, mask[2], cx, fy);
+      /* Interpolated Y, U, V to R, G, B, clamped once, as finish_yuv(). */
+      yy = _mm256_mul_ps (_mm256_sub_ps (yy, _mm256_set1_ps (self->y_offset)),
+          _mm256_set1_ps (self->y_scale));
+      cu = _mm256_mul_ps (_mm256_sub_ps (cu, _mm256_set1_ps (128.f)),
+          _mm256_set1_ps (self->c_scale));
+      cv = _mm256_mul_ps (_mm256_sub_ps (cv, _mm256_set1_ps (128.f)),
+          _mm256_set1_ps (self->c_scale));
+      rgb[0] = clamp_255 (_mm256_fmadd_ps (_mm256_set1_ps (self->rv), cv, yy));
+      rgb[1] = clamp_255 (_mm256_fmadd_ps (_mm256_set1_ps (self->gv), cv,
+              _mm256_fmadd_ps (_mm256_set1_ps (self->gu), cu, yy)));
+      rgb[2] = clamp_255 (_mm256_fmadd_ps (_mm256_set1_ps (self->bu), cu, yy));
+      return;
+    }
+  }
+}
+
+/* Columns [simd_begin, simd_end) of model row @v for frames of @family
+ * (a constant in each caller). */
+static G_ALWAYS_INLINE inline void
+row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
+    const Rows * rows, gint v, gpointer data)
 {
   const GstClinferPreprocessConfig *cfg = &self->parent.config;
-  const Tap *ty = &self->ytaps[v];
-  const guint8 *plane0 = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-  gsize stride0 = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
-  const guint8 *row[2], *urow[2] = { NULL, NULL }, *vrow[2] = { NULL, NULL };
-  gboolean yuv = self->family == FAMILY_NV12 || self->family == FAMILY_I420;
   /* Locals, so that stores into the tensor cannot make the compiler
    * reload them from *self. */
   const ClinferElementType type = cfg->type;
   const gsize step = self->pixel_step;
-  const gsize off0 = self->channel_offset[0], off1 = self->channel_offset[1];
-  const gsize off2 = self->channel_offset[2];
-  const gint32 *x_offset0 = self->x_offset0, *x_offset1 = self->x_offset1;
-  const gint32 *c_offset0 = self->c_offset0, *c_offset1 = self->c_offset1;
-  const gfloat *x_weight = self->x_weight;
-  gfloat *out = data;
-  gint lane[3], k, u, end = self->simd_end;
-  __m128 fy = _mm_set1_ps (ty->f), fy1 = _mm_set1_ps (1.f - ty->f);
-  __m128 mean, inv;
-  __m128i perm;
-  YuvCoeffs coeffs;
+  const gboolean planar_f32 = type == CLINFER_TYPE_F32 && step == 1;
+  const gboolean packed_f32 = type == CLINFER_TYPE_F32 && step == 3;
+  /* NHWC: channel_offset is the model channel of R, G, B. */
+  const gboolean bgr = self->channel_offset[0] == 2;
+  const gint end = self->simd_end;
+  __m256 fy = _mm256_set1_ps (self->ytaps[v].f);
+  __m256 inv[3], bias[3];
+  __m256i mask[3];
+  gfloat *out[3];
   gsize index;
+  gint c, u;
 
-  for (k = 0; k < 2; k++) {
-    gint y = k == 0 ? ty->i0 : ty->i1;
-
-    row[k] = plane0 + (gsize) y * stride0;
-    if (yuv) {
-      urow[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
-          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
-      vrow[k] = self->family == FAMILY_NV12 ? urow[k] + 1
-          : (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2)
-          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2);
-    }
+  for (c = 0; c < 3; c++) {
+    mask[c] = _mm256_loadu_si256 ((const __m256i *) self->simd_mask[c]);
+    /* (x - mean) / scale as one FMA: x * inv - mean * inv. */
+    inv[c] = _mm256_set1_ps (self->inv_scale[c]);
+    bias[c] = _mm256_set1_ps (-self->mean[c] * self->inv_scale[c]);
+    out[c] = (gfloat *) data + self->channel_offset[c];
   }
-  /* Lane of R, G, B in the blended vector: the byte order of packed
-   * formats, all lane 0 for GRAY8, R G B for YUV. */
-  for (k = 0; k < 3; k++)
-    lane[k] = self->family == FAMILY_PACKED_RGB ? self->comp_offset[k]
-        : (self->family == FAMILY_GRAY ? 0 : k);
-  perm = _mm_setr_epi32 (lane[0], lane[1], lane[2], 3);
-  mean = _mm_setr_ps (self->mean[0], self->mean[1], self->mean[2], 0.f);
-  inv = _mm_setr_ps (self->inv_scale[0], self->inv_scale[1],
-      self->inv_scale[2], 0.f);
-  coeffs.offset = _mm_set_ps (0.f, 128.f, 128.f, self->y_offset);
-  coeffs.scale = _mm_set_ps (0.f, self->c_scale, self->c_scale, self->y_scale);
-  coeffs.from_u = _mm_set_ps (0.f, self->bu, self->gu, 0.f);
-  coeffs.from_v = _mm_set_ps (0.f, 0.f, self->gv, self->rv);
-  coeffs.max = _mm_set1_ps (255.f);
 
   index = ((gsize) v * cfg->width + self->simd_begin) * step;
-  for (u = self->simd_begin; u < end; u++, index += step) {
-    gint32 o0 = x_offset0[u], o1 = x_offset1[u];
-    __m128 fx = _mm_set1_ps (x_weight[u]);
-    __m128 fx1 = _mm_set1_ps (1.f - x_weight[u]);
-    __m128 a, b, c, d, val;
-    gfloat r, g, bl;
+  for (u = self->simd_begin; u < end; u += 8, index += 8 * step) {
+    __m256 rgb[3];
 
-    if (!yuv) {
-      a = load_bytes (row[0] + o0);
-      b = load_bytes (row[0] + o1);
-      c = load_bytes (row[1] + o0);
-      d = load_bytes (row[1] + o1);
+    columns_rgb (self, family, rows, mask, u, fy, rgb);
+    for (c = 0; c < 3; c++)
+      rgb[c] = _mm256_fmadd_ps (rgb[c], inv[c], bias[c]);
+    if (planar_f32) {
+      _mm256_storeu_ps (out[0] + index, rgb[0]);
+      _mm256_storeu_ps (out[1] + index, rgb[1]);
+      _mm256_storeu_ps (out[2] + index, rgb[2]);
+    } else if (packed_f32) {
+      if (bgr)
+        store_interleaved ((gfloat *) data + index, rgb[2], rgb[1], rgb[0]);
+      else
+        store_interleaved ((gfloat *) data + index, rgb[0], rgb[1], rgb[2]);
     } else {
-      gint32 c0 = c_offset0[u], c1 = c_offset1[u];
+      /* f16, u8: through a small buffer, value by value. */
+      gfloat vals[3][8];
+      gint k;
 
-      a = yuv_samples (row[0][o0], urow[0][c0], vrow[0][c0]);
-      b = yuv_samples (row[0][o1], urow[0][c1], vrow[0][c1]);
-      c = yuv_samples (row[1][o0], urow[1][c0], vrow[1][c0]);
-      d = yuv_samples (row[1][o1], urow[1][c1], vrow[1][c1]);
+      for (c = 0; c < 3; c++)
+        _mm256_storeu_ps (vals[c], rgb[c]);
+      for (k = 0; k < 8; k++)
+        for (c = 0; c < 3; c++)
+          store_value (type, data, index + k * step + self->channel_offset[c],
+              vals[c][k]);
     }
-    val = lerp (lerp (a, b, fx, fx1), lerp (c, d, fx, fx1), fy, fy1);
-    if (yuv)
-      val = yuv_to_rgb (&coeffs, val);
-    /* To R, G, B order, then (x - mean) / scale. */
-    val = _mm_mul_ps (_mm_sub_ps (_mm_permutevar_ps (val, perm), mean), inv);
-    r = _mm_cvtss_f32 (val);
-    g = _mm_cvtss_f32 (_mm_shuffle_ps (val, val, _MM_SHUFFLE (1, 1, 1, 1)));
-    bl = _mm_cvtss_f32 (_mm_movehl_ps (val, val));
-    if (type == CLINFER_TYPE_F32) {
-      out[index + off0] = r;
-      out[index + off1] = g;
-      out[index + off2] = bl;
-    } else {
-      store_value (type, data, index + off0, r);
-      store_value (type, data, index + off1, g);
-      store_value (type, data, index + off2, bl);
-    }
+  }
+}
+
+void
+gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
+    const GstVideoFrame * frame, gint v, gpointer data)
+{
+  Rows rows;
+
+  get_rows (self, frame, &self->ytaps[v], &rows);
+  switch (self->family) {
+    case FAMILY_PACKED_RGB:
+      row_family (self, FAMILY_PACKED_RGB, &rows, v, data);
+      break;
+    case FAMILY_GRAY:
+      row_family (self, FAMILY_GRAY, &rows, v, data);
+      break;
+    case FAMILY_NV12:
+      row_family (self, FAMILY_NV12, &rows, v, data);
+      break;
+    case FAMILY_I420:
+      row_family (self, FAMILY_I420, &rows, v, data);
+      break;
   }
 }

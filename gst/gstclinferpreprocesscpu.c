@@ -18,12 +18,15 @@
 /* Below this many model pixels threads cost more than they save. */
 #define PARALLEL_MIN_PIXELS 4096
 
+static gboolean gst_clinfer_preprocess_cpu_bind (GstClinferPreprocess * pp,
+    ClinferRequest * request, guint index, GError ** error);
 static gboolean gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
-    const GstVideoFrame * frame, ClinferTensor * input, GError ** error);
+    GstBuffer * buffer, GError ** error);
 static void gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp);
 
 static const GstClinferPreprocessFuncs cpu_funcs = {
   "cpu",
+  gst_clinfer_preprocess_cpu_bind,
   gst_clinfer_preprocess_cpu_run,
   gst_clinfer_preprocess_cpu_free,
 };
@@ -97,43 +100,85 @@ gst_clinfer_preprocess_avx2_available (void)
 }
 #endif
 
-/* Tables of the AVX2 rows: the columns whose 32-bit loads stay inside the
- * frame's rows (a packed pixel is read as one word, up to 3 bytes past the
- * tap; YUV bytes are read one by one). */
+#ifdef GST_CLINFER_HAVE_AVX2
+/* Shuffle of sample bytes @first and @second of both 8-byte reads of a
+ * 128-bit lane into four zero-extended 32-bit words, in both lanes. */
+static void
+set_simd_mask (guint8 mask[32], gint first, gint second)
+{
+  gint i;
+
+  memset (mask, 0x80, 32);
+  for (i = 0; i < 32; i += 16) {
+    mask[i] = first;
+    mask[i + 4] = second;
+    mask[i + 8] = 8 + first;
+    mask[i + 12] = 8 + second;
+  }
+}
+#endif
+
+/* Tables of the AVX2 rows: the model columns, from the first of the frame
+ * rectangle on, whose 8-byte reads at the first tap (plane 0 and chroma)
+ * stay inside the frame's rows, rounded down to a multiple of 8. */
 static void
 setup_simd (GstClinferPreprocessCpu * self)
 {
 #ifdef GST_CLINFER_HAVE_AVX2
   const GstClinferPreprocessConfig *cfg = &self->parent.config;
   const GstClinferGeometry *g = &self->parent.geometry;
-  gint w = cfg->width, frame_w = g->frame_width, u, end;
+  gint w = cfg->width, frame_w = g->frame_width, u, end, c;
   gboolean yuv = self->family == FAMILY_NV12 || self->family == FAMILY_I420;
+  gint cps = self->family == FAMILY_NV12 ? 2 : 1;
   gint64 row_bytes = (gint64) frame_w * self->pixel_stride;
+  gint64 chroma_bytes = (gint64) ((frame_w + 1) / 2) * cps;
 
   if (cfg->channels != 3 || !gst_clinfer_preprocess_avx2_available ())
     return;
-  self->x_offset0 = g_new0 (gint32, w);
-  self->x_offset1 = g_new0 (gint32, w);
-  self->c_offset0 = g_new0 (gint32, w);
-  self->c_offset1 = g_new0 (gint32, w);
+  self->x_offset = g_new0 (gint32, w);
+  self->c_offset = g_new0 (gint32, w);
   self->x_weight = g_new0 (gfloat, w);
+  self->c_weight = g_new0 (gfloat, w);
   end = g->dst_x;
   for (u = g->dst_x; u < g->dst_x + g->dst_w; u++) {
     const Tap *t = &self->xtaps[u];
-    gint cps = self->family == FAMILY_NV12 ? 2 : 1;
+    gint64 x0 = (gint64) t->i0 * self->pixel_stride;
+    gint64 c0 = (gint64) (t->i0 / 2) * cps, c1 = (gint64) (t->i1 / 2) * cps;
 
-    self->x_offset0[u] = t->i0 * self->pixel_stride;
-    self->x_offset1[u] = t->i1 * self->pixel_stride;
-    self->c_offset0[u] = (t->i0 / 2) * cps;
-    self->c_offset1[u] = (t->i1 / 2) * cps;
-    self->x_weight[u] = t->f;
-    if (!yuv && self->x_offset1[u] + 4 > row_bytes)
+    /* make_taps() gives i1 = i0 + 1, or i1 = i0 with weight 0 at the
+     * frame's edge; the rows rely on it. */
+    if ((t->i1 != t->i0 + 1 && (t->i1 != t->i0 || t->f != 0.f))
+        || x0 + 8 > row_bytes || (yuv && c0 + 8 > chroma_bytes))
       break;
+    self->x_offset[u] = (gint32) x0;
+    self->x_weight[u] = t->f;
+    self->c_offset[u] = (gint32) c0;
+    /* The chroma taps are one sample apart or the same sample. */
+    self->c_weight[u] = c1 != c0 ? t->f : 0.f;
     end = u + 1;
   }
   self->simd_begin = g->dst_x;
-  self->simd_end = end;
+  self->simd_end = g->dst_x + (end - g->dst_x) / 8 * 8;
   self->use_simd = self->simd_end > self->simd_begin;
+
+  switch (self->family) {
+    case FAMILY_PACKED_RGB:
+      for (c = 0; c < 3; c++)
+        set_simd_mask (self->simd_mask[c], self->comp_offset[c],
+            self->pixel_stride + self->comp_offset[c]);
+      break;
+    case FAMILY_NV12:
+      set_simd_mask (self->simd_mask[0], 0, 1);
+      set_simd_mask (self->simd_mask[1], 0, 2);
+      set_simd_mask (self->simd_mask[2], 1, 3);
+      break;
+    case FAMILY_GRAY:
+    case FAMILY_I420:
+    default:
+      for (c = 0; c < 3; c++)
+        set_simd_mask (self->simd_mask[c], 0, 1);
+      break;
+  }
 #endif
 }
 
@@ -213,13 +258,13 @@ gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp)
 {
   GstClinferPreprocessCpu *self = (GstClinferPreprocessCpu *) pp;
 
+  g_clear_pointer (&self->input, clinfer_tensor_unref);
   g_free (self->xtaps);
   g_free (self->ytaps);
-  g_free (self->x_offset0);
-  g_free (self->x_offset1);
-  g_free (self->c_offset0);
-  g_free (self->c_offset1);
+  g_free (self->x_offset);
+  g_free (self->c_offset);
   g_free (self->x_weight);
+  g_free (self->c_weight);
   g_free (self);
 }
 
@@ -463,25 +508,45 @@ process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
   process_columns (self, frame, v, data, 0, w);
 }
 
-static gboolean
-gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
-    const GstVideoFrame * frame, ClinferTensor * input, GError ** error)
+/* The model input shape of @cfg (batch 1). */
+static void
+input_shape (const GstClinferPreprocessConfig * cfg, ClinferShape * shape)
 {
-  const GstClinferPreprocessCpu *self = (const GstClinferPreprocessCpu *) pp;
-  const GstClinferPreprocessConfig *cfg = &pp->config;
-  gpointer data = clinfer_tensor_get_data (input);
+  shape->rank = 4;
+  shape->dims[0] = 1;
+  if (cfg->layout == GST_CLINFER_LAYOUT_NCHW) {
+    shape->dims[1] = cfg->channels;
+    shape->dims[2] = cfg->height;
+    shape->dims[3] = cfg->width;
+  } else {
+    shape->dims[1] = cfg->height;
+    shape->dims[2] = cfg->width;
+    shape->dims[3] = cfg->channels;
+  }
+}
+
+static gboolean
+gst_clinfer_preprocess_cpu_bind (GstClinferPreprocess * pp,
+    ClinferRequest * request, guint index, GError ** error)
+{
+  GstClinferPreprocessCpu *self = (GstClinferPreprocessCpu *) pp;
+  ClinferShape shape;
+
+  input_shape (&pp->config, &shape);
+  g_clear_pointer (&self->input, clinfer_tensor_unref);
+  self->input = clinfer_tensor_new (pp->config.type, &shape, error);
+  return self->input != NULL && clinfer_request_set_input_by_index (request,
+      index, self->input, error);
+}
+
+static void
+process_frame (const GstClinferPreprocessCpu * self,
+    const GstVideoFrame * frame, gpointer data)
+{
+  const GstClinferPreprocessConfig *cfg = &self->parent.config;
   gint h = cfg->height, v;
   gint n_threads = cfg->n_threads > 0 ? cfg->n_threads : 0;
   gboolean parallel = (gint64) cfg->width * h >= PARALLEL_MIN_PIXELS;
-
-  if (GST_VIDEO_FRAME_WIDTH (frame) != pp->geometry.frame_width
-      || GST_VIDEO_FRAME_HEIGHT (frame) != pp->geometry.frame_height) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "frame is %dx%d, pre-processing was set up for %dx%d",
-        GST_VIDEO_FRAME_WIDTH (frame), GST_VIDEO_FRAME_HEIGHT (frame),
-        pp->geometry.frame_width, pp->geometry.frame_height);
-    return FALSE;
-  }
 
   if (n_threads > 0) {
 #pragma omp parallel for schedule(static) num_threads(n_threads) if(parallel)
@@ -492,5 +557,26 @@ gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
     for (v = 0; v < h; v++)
       process_row (self, frame, v, data);
   }
+}
+
+static gboolean
+gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp, GstBuffer * buffer,
+    GError ** error)
+{
+  const GstClinferPreprocessCpu *self = (const GstClinferPreprocessCpu *) pp;
+  GstVideoFrame frame;
+
+  if (self->input == NULL) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "pre-processing ran before its input tensor was bound");
+    return FALSE;
+  }
+  if (!gst_video_frame_map (&frame, &pp->config.vinfo, buffer, GST_MAP_READ)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "could not map the video frame for reading");
+    return FALSE;
+  }
+  process_frame (self, &frame, clinfer_tensor_get_data (self->input));
+  gst_video_frame_unmap (&frame);
   return TRUE;
 }

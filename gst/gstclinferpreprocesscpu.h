@@ -1,5 +1,7 @@
-/* Private to the CPU pre-processing (gstclinferpreprocesscpu.c) and its
- * AVX2 rows (gstclinferpreprocessavx2.c).
+/* Private to the CPU pre-processing (gstclinferpreprocesscpu.c), its
+ * AVX2 rows (gstclinferpreprocessavx2.c) and the OpenCL path
+ * (gstclinferpreprocessocl.c), which uploads the same tables so both
+ * devices compute the same values.
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -29,6 +31,7 @@ typedef struct
 typedef struct
 {
   GstClinferPreprocess parent;
+  ClinferTensor *input;         /* the model input, bound by bind */
 
   FormatFamily family;
   gint comp_offset[3];          /* packed RGB: byte offsets of R, G, B */
@@ -45,15 +48,19 @@ typedef struct
   gfloat mean[3], inv_scale[3];
 
   /* SIMD rows (3-channel models on x86-64 with AVX2 + FMA): model columns
-   * [simd_begin, simd_end) go through
+   * [simd_begin, simd_end), a multiple of 8 of them, go through
    * gst_clinfer_preprocess_avx2_row(); the rest, padding included, through
-   * the portable loop. Per column: byte offsets of the two horizontal taps
-   * in plane 0 and in the chroma plane(s), and the weight of the second. */
+   * the portable loop. Per column: the byte offset of the first horizontal
+   * tap in plane 0 and in the chroma plane(s) (8 bytes are read there: the
+   * second tap is the next pixel, or has weight 0), and the weight of the
+   * second tap in each. Per sample (R, G, B or Y, U, V): the byte shuffle
+   * picking its two taps from two columns' 8-byte reads (one 128-bit
+   * lane), written out for both lanes. */
   gboolean use_simd;
   gint simd_begin, simd_end;
-  gint32 *x_offset0, *x_offset1;
-  gint32 *c_offset0, *c_offset1;
-  gfloat *x_weight;
+  gint32 *x_offset, *c_offset;
+  gfloat *x_weight, *c_weight;
+  guint8 simd_mask[3][32];
 } GstClinferPreprocessCpu;
 
 /* TRUE when this machine (and CLINFER_CPU_ISA, as for the engine) allows

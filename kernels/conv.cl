@@ -322,3 +322,132 @@ conv_transpose (__global const data_t *x, __global const data_t *w,
   }
   STORE (y, ((size_t) n * cout + oc) * out_sp + sp, acc);
 }
+
+/* conv_1x1 for pixel counts a multiple of 8 and cout a multiple of 4:
+ * each work-item computes 8 pixels x 4 output channels, one 8-wide load
+ * per input channel (a full AVX register on CPU runtimes). */
+__kernel void
+conv_1x1_vec8 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin, int cout, int hw, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int p = get_global_id (0) * 8;
+  int oc0 = get_global_id (1) * 4;
+  int n = get_global_id (2);
+  if (p >= hw)
+    return;
+  __global const data_t *xn = x + (size_t) n * cin * hw + p;
+  __global const data_t *w0 = w + (size_t) oc0 * cin;
+  float8 a0 = (float8) 0.0f, a1 = (float8) 0.0f;
+  float8 a2 = (float8) 0.0f, a3 = (float8) 0.0f;
+
+  for (int c = 0; c < cin; c++) {
+    float8 xv = LOAD8 (xn, (size_t) c * hw);
+    a0 += xv * LOAD (w0, c);
+    a1 += xv * LOAD (w0, cin + c);
+    a2 += xv * LOAD (w0, 2 * cin + c);
+    a3 += xv * LOAD (w0, 3 * cin + c);
+  }
+  float8 acc[4] = { a0, a1, a2, a3 };
+  for (int j = 0; j < 4; j++) {
+    size_t o = ((size_t) n * cout + oc0 + j) * hw + p;
+    float8 v = acc[j] + (has_bias ? LOAD (bias, oc0 + j) : 0.0f);
+    if (has_z)
+      v += LOAD8 (z, o);
+    STORE8 (y, o, apply_activation8 (v, act, act_a, act_b));
+  }
+}
+
+/* Depthwise 2-D, 8 consecutive outputs of a row per work-item (output
+ * width a multiple of 8). */
+__kernel void
+conv_depthwise8 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int channels, int4 in, int4 out, int4 k, int4 s,
+    int4 dl, int4 pad, int has_bias, int has_z, int act, float act_a,
+    float act_b)
+{
+  int sp = get_global_id (0) * 8;
+  int c = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = sp / out.z;
+  __global const data_t *xi = x + ((size_t) n * channels + c) * in.y * in.z;
+  __global const data_t *wc = w + (size_t) c * k.y * k.z;
+  float8 acc = (float8) (has_bias ? LOAD (bias, c) : 0.0f);
+  int ih0 = oh * s.y - pad.y, iw0 = ow * s.z - pad.z;
+
+  for (int kh = 0; kh < k.y; kh++) {
+    int ih = ih0 + kh * dl.y;
+    if (ih < 0 || ih >= in.y)
+      continue;
+    __global const data_t *row = xi + ih * in.z;
+    for (int kw = 0; kw < k.z; kw++)
+      acc += load_row8 (row, iw0 + kw * dl.z, s.z, in.z)
+          * LOAD (wc, kh * k.z + kw);
+  }
+  size_t o = ((size_t) n * channels + c) * out_sp + sp;
+  if (has_z)
+    acc += LOAD8 (z, o);
+  STORE8 (y, o, apply_activation8 (acc, act, act_a, act_b));
+}
+
+/* 2-D direct convolution (one group or groups of a multiple of 4 output
+ * channels): 8 consecutive outputs of a row x 4 output channels per
+ * work-item (output width a multiple of 8). */
+__kernel void
+conv_direct4x8 (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin_g, int cout, int cout_g, int4 in,
+    int4 out, int4 k, int4 s, int4 dl, int4 pad, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int sp = get_global_id (0) * 8;
+  int oc = get_global_id (1) * 4;
+  int n = get_global_id (2);
+  int out_sp = out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = sp / out.z;
+  int g = oc / cout_g;
+  int in_sp = in.y * in.z;
+  int ksz = k.y * k.z, wstride = cin_g * ksz;
+  __global const data_t *xg = x + ((size_t) n * cin_g * (cout / cout_g)
+      + (size_t) g * cin_g) * in_sp;
+  __global const data_t *wo = w + (size_t) oc * wstride;
+  float8 a0 = (float8) (has_bias ? LOAD (bias, oc) : 0.0f);
+  float8 a1 = (float8) (has_bias ? LOAD (bias, oc + 1) : 0.0f);
+  float8 a2 = (float8) (has_bias ? LOAD (bias, oc + 2) : 0.0f);
+  float8 a3 = (float8) (has_bias ? LOAD (bias, oc + 3) : 0.0f);
+  int ih0 = oh * s.y - pad.y, iw0 = ow * s.z - pad.z;
+
+  for (int ic = 0; ic < cin_g; ic++) {
+    __global const data_t *xi = xg + (size_t) ic * in_sp;
+    __global const data_t *wi = wo + ic * ksz;
+    for (int kh = 0; kh < k.y; kh++) {
+      int ih = ih0 + kh * dl.y;
+      if (ih < 0 || ih >= in.y)
+        continue;
+      __global const data_t *row = xi + ih * in.z;
+      for (int kw = 0; kw < k.z; kw++) {
+        int t = kh * k.z + kw;
+        float8 xv = load_row8 (row, iw0 + kw * dl.z, s.z, in.z);
+        a0 += xv * LOAD (wi, t);
+        a1 += xv * LOAD (wi, wstride + t);
+        a2 += xv * LOAD (wi, 2 * wstride + t);
+        a3 += xv * LOAD (wi, 3 * wstride + t);
+      }
+    }
+  }
+  float8 acc[4] = { a0, a1, a2, a3 };
+  for (int j = 0; j < 4; j++) {
+    size_t o = ((size_t) n * cout + oc + j) * out_sp + sp;
+    float8 v = acc[j];
+    if (has_z)
+      v += LOAD8 (z, o);
+    STORE8 (y, o, apply_activation8 (v, act, act_a, act_b));
+  }
+}

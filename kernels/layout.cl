@@ -18,6 +18,38 @@ gather_strided (__global const ELEM *x, __global ELEM *y, int n, int rank,
   y[i] = x[base + strided_offset (i, rank, d, st)];
 }
 
+/* The same gather, 8 consecutive elements of y's rows of @last elements
+ * per work-item (dim 0: column / 8, dim 1: row): the row's offset in x is
+ * worked out once (rows indexed by @rank dims @dims, strides @xs) and the
+ * 8 elements read @ls apart, so a CPU runtime divides 8 times less and
+ * stores 8 elements at once. */
+__kernel void
+gather_rows8 (__global const ELEM *x, __global ELEM *y, int last, int ls,
+    int rank, int8 dims, int8 xs, int base)
+{
+  int j = get_global_id (0) * 8;
+  int r = get_global_id (1);
+  if (j >= last)
+    return;
+  int d[8], st[8];
+  vstore8 (dims, 0, d);
+  vstore8 (xs, 0, st);
+  __global const ELEM *src = x + base + strided_offset (r, rank, d, st)
+      + (size_t) j * ls;
+  __global ELEM *dst = y + (size_t) r * last + j;
+  if (j + 8 <= last && ls == 1) {
+    vstore8 (vload8 (0, src), 0, dst);
+  } else if (j + 8 <= last) {
+    ELEM t[8];
+    for (int k = 0; k < 8; k++)
+      t[k] = src[k * ls];
+    vstore8 (vload8 (0, t), 0, dst);
+  } else {
+    for (int k = 0; k < last - j; k++)
+      dst[k] = src[k * ls];
+  }
+}
+
 /* y[base + sum_d idx_d(i) * ys_d] = x[i], x contiguous of @dims. */
 __kernel void
 scatter_strided (__global const ELEM *x, __global ELEM *y, int n, int rank,
@@ -43,6 +75,25 @@ copy_block (__global const ELEM *x, __global ELEM *y, int outer, int inner_x,
   if (j >= inner_x || o >= outer)
     return;
   y[(size_t) o * inner_y + offset + j] = x[(size_t) o * inner_x + j];
+}
+
+/* copy_block with 8 elements per work-item (dim 0: column / 8). */
+__kernel void
+copy_block8 (__global const ELEM *x, __global ELEM *y, int outer,
+    int inner_x, int inner_y, int offset)
+{
+  int j = get_global_id (0) * 8;
+  int o = get_global_id (1);
+  if (j >= inner_x || o >= outer)
+    return;
+  __global const ELEM *src = x + (size_t) o * inner_x + j;
+  __global ELEM *dst = y + (size_t) o * inner_y + offset + j;
+  if (j + 8 <= inner_x) {
+    vstore8 (vload8 (0, src), 0, dst);
+  } else {
+    for (int k = 0; k < inner_x - j; k++)
+      dst[k] = src[k];
+  }
 }
 
 /* Where: y = cond ? a : b, all three broadcast to y (rank <= 8). */

@@ -90,3 +90,36 @@ pool_global (__global const data_t *x, __global data_t *y, int plane,
   }
   STORE (y, i, mode == 0 ? acc : acc / (float) plane);
 }
+
+/* 2-D MaxPool without Indices whose windows never leave the row (no
+ * padding along W): 8 consecutive outputs of a row per work-item (output
+ * width a multiple of 8). Max as the reference: the first tap, then
+ * strictly greater ones. */
+__kernel void
+pool_max8 (__global const data_t *x, __global data_t *y, int channels,
+    int4 in, int4 out, int4 k, int4 s, int4 dl, int4 pad)
+{
+  int sp = get_global_id (0) * 8;
+  int c = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = sp / out.z;
+  __global const data_t *xi = x + ((size_t) n * channels + c) * in.y * in.z;
+  float8 acc = (float8) (-INFINITY);
+  int first = 1;
+
+  for (int kh = 0; kh < k.y; kh++) {
+    int ih = oh * s.y + kh * dl.y - pad.y;
+    if (ih < 0 || ih >= in.y)
+      continue;
+    __global const data_t *row = xi + ih * in.z;
+    for (int kw = 0; kw < k.z; kw++) {
+      float8 v = load_row8 (row, ow * s.z + kw * dl.z, s.z, in.z);
+      acc = first ? v : select (acc, v, v > acc);
+      first = 0;
+    }
+  }
+  STORE8 (y, ((size_t) n * channels + c) * out_sp + sp, acc);
+}

@@ -5,9 +5,11 @@
 # build (build-asan/). The README's test command and CI (.ci/run) both run
 # this script, so they cannot drift apart.
 #
-# Usage: scripts/test-all.sh [--no-deps] [--no-asan]
+# Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off]
 #   --no-deps  skip scripts/install-deps.sh
 #   --no-asan  skip the sanitizer build
+#   --no-onednn-off  skip the third build with -Donednn=disabled (goldens and
+#              conformance sample on the portable C kernels, build-no-onednn/)
 # Environment: CLINFER_ASAN_SUITES (default "unit golden error element conformance-sample") picks the
 # suites run under the sanitizers; suites with no test are left out.
 #
@@ -22,10 +24,12 @@ repo_root=$(pwd)
 
 run_deps=1
 run_asan=1
+run_no_onednn=1
 for arg in "$@"; do
   case "$arg" in
     --no-deps) run_deps=0 ;;
     --no-asan) run_asan=0 ;;
+    --no-onednn-off) run_no_onednn=0 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "test-all.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -99,6 +103,22 @@ if [ "$run_asan" -eq 1 ]; then
     fi
   else
     echo "test-all.sh: sanitizer build failed" >&2
+    status=1
+  fi
+fi
+
+# The CPU device without oneDNN (portable C kernels only): a small third
+# build running the goldens and the conformance sample, so the fallback
+# path keeps passing. Skipped when the release build has no oneDNN either
+# (then it already tested that path).
+if [ "$run_no_onednn" -eq 1 ] && grep -q CLINFER_HAVE_ONEDNN build-release/compile_commands.json 2>/dev/null; then
+  echo "==> build without oneDNN (build-no-onednn)"
+  if configure build-no-onednn --buildtype=release -Dwerror=true -Donednn=disabled -Dopencl=disabled &&
+      ninja -C build-no-onednn engine/tools/clinfer-run tests/conformance/clinfer-conformance; then
+    run_tests build-no-onednn --suite golden --suite conformance-sample --print-errorlogs \
+      --num-processes 2 --no-rebuild
+  else
+    echo "test-all.sh: build without oneDNN failed" >&2
     status=1
   fi
 fi

@@ -190,16 +190,22 @@ place_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
           clinfer_node_label (st->node), dev->name);
       return FALSE;
     }
-    if (!c->config->allow_fallback) {
+    /* Custom CPU ops run on the CPU on every device, fallback or not. */
+    if (!c->config->allow_fallback && !clinfer_op_def_is_custom (st->node->def)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
           "%s: node %s cannot run on device %s (%s) and fallback to the CPU "
           "is disabled", c->model->path, clinfer_node_label (st->node),
           dev->name, reason ? reason : "not supported");
       return FALSE;
     }
-    g_info ("%s: node %s runs on the CPU (fallback from %s: %s)",
-        c->model->path, clinfer_node_label (st->node), dev->name,
-        reason ? reason : "not supported");
+    if (clinfer_op_def_is_custom (st->node->def))
+      g_info ("%s: node %s is a custom CPU op: its inputs and outputs are "
+          "copied between %s and the host around it", c->model->path,
+          clinfer_node_label (st->node), dev->name);
+    else
+      g_info ("%s: node %s runs on the CPU (fallback from %s: %s)",
+          c->model->path, clinfer_node_label (st->node), dev->name,
+          reason ? reason : "not supported");
     st->fallback = TRUE;
     if (!clinfer_cpu_step_prepare (dev, st, c->model->path, error))
       return FALSE;
@@ -250,7 +256,7 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
     plan->input_shapes[i] = shapes[i];
     n->outputs[0].shape = shapes[i];
   }
-  if (!clinfer_graph_resolve_ops (plan->graph, error)
+  if (!clinfer_graph_resolve_ops_with (plan->graph, c->ops, error)
       || !clinfer_passes_run (plan->graph, &ctx, error)
       || !build_steps (c, plan, error)
       || !place_steps (c, plan, error)) {
@@ -361,16 +367,19 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
 
   if (config == NULL)
     config = defaults = clinfer_compile_config_new ();
-  if (config->custom_libs->len > 0) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "%s: custom CPU op libraries are not implemented yet",
-        (const char *) g_ptr_array_index (config->custom_libs, 0));
-    return NULL;
-  }
   c = g_new0 (ClinferCompiled, 1);
   c->ref_count = 1;
   c->model = clinfer_model_ref (model);
   c->config = clinfer_compile_config_copy (config);
+  /* Extensions: the config's custom ops and custom layers, then those the
+   * model was read with. */
+  c->ops = clinfer_op_set_copy (config->custom_ops);
+  if (config->config_file
+      && !clinfer_device_add_config_file_ops (config->config_file, c->ops, error)) {
+    clinfer_compiled_unref (c);
+    return NULL;
+  }
+  clinfer_op_set_merge (c->ops, model->ops);
   g_mutex_init (&c->lock);
   c->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) clinfer_plan_free);
   c->inputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
@@ -412,6 +421,7 @@ clinfer_compiled_unref (ClinferCompiled *c)
   g_array_unref (c->outputs);
   g_mutex_clear (&c->lock);
   clinfer_compile_config_free (c->config);
+  clinfer_op_set_unref (c->ops);
   clinfer_model_unref (c->model);
   if (c->context)
     clinfer_remote_context_unref (c->context);

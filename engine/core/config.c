@@ -11,6 +11,7 @@ clinfer_compile_config_new (void)
   c->allow_fallback = TRUE;
   c->disabled_passes = g_ptr_array_new_with_free_func (g_free);
   c->custom_libs = g_ptr_array_new_with_free_func (g_free);
+  c->custom_ops = clinfer_op_set_new ();
   return c;
 }
 
@@ -31,6 +32,8 @@ clinfer_compile_config_copy (const ClinferCompileConfig *src)
   for (guint i = 0; i < src->custom_libs->len; i++)
     g_ptr_array_add (c->custom_libs,
         g_strdup (g_ptr_array_index (src->custom_libs, i)));
+  clinfer_op_set_unref (c->custom_ops);
+  c->custom_ops = clinfer_op_set_copy (src->custom_ops);
   if (src->remote_context)
     c->remote_context = clinfer_remote_context_ref (src->remote_context);
   return c;
@@ -45,6 +48,7 @@ clinfer_compile_config_free (ClinferCompileConfig *config)
   g_free (config->config_file);
   g_ptr_array_unref (config->disabled_passes);
   g_ptr_array_unref (config->custom_libs);
+  clinfer_op_set_unref (config->custom_ops);
   if (config->remote_context)
     clinfer_remote_context_unref (config->remote_context);
   g_free (config);
@@ -135,11 +139,35 @@ clinfer_compile_config_get_config_file (const ClinferCompileConfig *config)
   return config->config_file;
 }
 
-void
+gboolean
 clinfer_compile_config_add_custom_lib (ClinferCompileConfig *config,
-    const char *path)
+    const char *path, GError **error)
 {
+  if (!clinfer_op_set_add_library (config->custom_ops, path, error))
+    return FALSE;
   g_ptr_array_add (config->custom_libs, g_strdup (path));
+  return TRUE;
+}
+
+gboolean
+clinfer_compile_config_add_custom_ops (ClinferCompileConfig *config,
+    const ClinferCustomOp *const *ops, guint n_ops, GError **error)
+{
+  guint before = clinfer_op_set_get_size (config->custom_ops);
+
+  for (guint i = 0; i < n_ops; i++)
+    if (!clinfer_op_set_add_custom_op (config->custom_ops, ops[i],
+            "clinfer_compile_config_add_custom_ops()", error)) {
+      clinfer_op_set_truncate (config->custom_ops, before);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+guint
+clinfer_compile_config_get_n_custom_ops (const ClinferCompileConfig *config)
+{
+  return clinfer_op_set_get_size (config->custom_ops);
 }
 
 void

@@ -5,6 +5,7 @@
 #include <clinfer/clinfer.h>
 #include "core/graph.h"
 #include "ops/op.h"
+#include "core/custom-ops.h"
 #include "devices/cpu/cpu-kernels.h"
 
 G_BEGIN_DECLS
@@ -21,14 +22,23 @@ struct _ClinferCompileConfig {
   gboolean profiling;
   char *config_file;
   GPtrArray *disabled_passes;
-  GPtrArray *custom_libs;
+  GPtrArray *custom_libs;    /* paths, in the order added */
+  ClinferOpSet *custom_ops;  /* custom CPU ops (engine/core/custom-ops.c) */
   ClinferRemoteContext *remote_context;  /* NULL: open config->device */
 };
+
+/* A tensor standing for a remote tensor (clinfer_remote_tensor_to_tensor()):
+ * no data; @remote is released with @unref when it dies. */
+ClinferTensor *clinfer_tensor_new_remote_view (ClinferElementType type,
+    const ClinferShape *shape, const int64_t *strides, gpointer remote,
+    GDestroyNotify unref);
+gpointer clinfer_tensor_get_remote_view (const ClinferTensor *tensor);
 
 struct _ClinferModel {
   gint ref_count;
   char *path;
   ClinferGraph *graph;       /* as read; ops resolved */
+  ClinferOpSet *ops;         /* extensions its nodes resolved to, or NULL */
 };
 
 /* ---- execution plan (engine/core/compiled.c, memplan.c) ---- */
@@ -95,6 +105,7 @@ struct _ClinferCompiled {
   GPtrArray *plans;          /* ClinferPlan*, most recent first */
   /* Port info of the model, with dims fixed where the plan fixed them. */
   GArray *inputs, *outputs;  /* ClinferPortInfo */
+  ClinferOpSet *ops;         /* the config's and the model's extensions */
 };
 
 ClinferPlan *clinfer_compiled_get_plan (ClinferCompiled *compiled,

@@ -1,5 +1,6 @@
 /* clinfer — ClinferModel: reading model files and describing their ports. */
 #include "core/internal.h"
+#include "devices/device.h"
 #include "frontend/onnx/onnx-reader.h"
 #include "frontend/ir/ir-reader.h"
 #include <string.h>
@@ -7,10 +8,24 @@
 ClinferModel *
 clinfer_model_read (const char *path, GError **error)
 {
+  return clinfer_model_read_with_config (path, NULL, error);
+}
+
+ClinferModel *
+clinfer_model_read_with_config (const char *path,
+    const ClinferCompileConfig *config, GError **error)
+{
   ClinferModel *model;
   ClinferGraph *graph;
+  g_autoptr (ClinferOpSet) ops = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
+  if (config) {
+    ops = clinfer_op_set_copy (config->custom_ops);
+    if (config->config_file
+        && !clinfer_device_add_config_file_ops (config->config_file, ops, error))
+      return NULL;
+  }
   /* OpenVINO IR: model.xml with model.bin beside it. */
   if (g_str_has_suffix (path, ".xml") || g_str_has_suffix (path, ".XML"))
     graph = clinfer_ir_read (path, NULL, error);
@@ -18,7 +33,7 @@ clinfer_model_read (const char *path, GError **error)
     graph = clinfer_onnx_read (path, error);
   if (graph == NULL)
     return NULL;
-  if (!clinfer_graph_resolve_ops (graph, error)) {
+  if (!clinfer_graph_resolve_ops_with (graph, ops, error)) {
     clinfer_graph_free (graph);
     return NULL;
   }
@@ -26,6 +41,8 @@ clinfer_model_read (const char *path, GError **error)
   model->ref_count = 1;
   model->path = g_strdup (path);
   model->graph = graph;
+  if (ops && clinfer_op_set_get_size (ops) > 0)
+    model->ops = g_steal_pointer (&ops);
   return model;
 }
 
@@ -42,6 +59,7 @@ clinfer_model_unref (ClinferModel *model)
   if (model == NULL || !g_atomic_int_dec_and_test (&model->ref_count))
     return;
   clinfer_graph_free (model->graph);
+  clinfer_op_set_unref (model->ops);
   g_free (model->path);
   g_free (model);
 }

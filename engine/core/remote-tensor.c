@@ -60,6 +60,21 @@ clinfer_remote_context_get_property (const ClinferRemoteContext *ctx,
   return g_hash_table_lookup (ctx->device->properties, key);
 }
 
+gpointer
+clinfer_remote_context_get_program (ClinferRemoteContext *ctx,
+    const char *name, const char *options, GError **error)
+{
+#ifdef CLINFER_HAVE_OPENCL
+  if (ctx->device->klass == &clinfer_opencl_device_class)
+    return clinfer_ocl_remote_program (ctx, name, options ? options : "",
+        error);
+#endif
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+      "device %s has no OpenCL programs (kernels/%s.cl needs a GPU context)",
+      ctx->device->name, name);
+  return NULL;
+}
+
 ClinferRemoteTensor *
 clinfer_remote_context_create_tensor (ClinferRemoteContext *ctx,
     ClinferElementType type, const ClinferShape *shape, GError **error)
@@ -153,6 +168,24 @@ clinfer_remote_tensor_new_from_host (ClinferRemoteContext *ctx,
   }
   return ctx->device->klass->create_remote (ctx, type, shape, strides, data,
       destroy, user_data, NULL, error);
+}
+
+ClinferTensor *
+clinfer_remote_tensor_to_tensor (ClinferRemoteTensor *tensor)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+  return clinfer_tensor_new_remote_view (
+      clinfer_remote_tensor_get_element_type (tensor),
+      clinfer_remote_tensor_get_shape (tensor),
+      clinfer_remote_tensor_get_strides (tensor),
+      clinfer_remote_tensor_ref (tensor),
+      (GDestroyNotify) clinfer_remote_tensor_unref);
+}
+
+ClinferRemoteTensor *
+clinfer_tensor_get_remote (const ClinferTensor *tensor)
+{
+  return clinfer_tensor_get_remote_view (tensor);
 }
 
 ClinferRemoteTensor *

@@ -14,6 +14,7 @@ struct _ClinferRequest {
   ClinferRemoteTensor **remote_inputs;   /* or bound remote tensors */
   ClinferRemoteTensor **remote_outputs;  /* per output, or NULL */
   ClinferTensor **outputs;   /* refs to the last inference's host outputs */
+  ClinferTensor **bound_outputs;  /* caller's host tensors, per output */
   GArray *profile;           /* ClinferProfileEntry */
   gboolean have_outputs;
   guint64 copied_to_device, copied_to_host;
@@ -31,6 +32,7 @@ clinfer_compiled_create_request (ClinferCompiled *compiled, GError **error)
   r->remote_inputs = g_new0 (ClinferRemoteTensor *, n_in);
   r->remote_outputs = g_new0 (ClinferRemoteTensor *, n_out);
   r->outputs = g_new0 (ClinferTensor *, n_out);
+  r->bound_outputs = g_new0 (ClinferTensor *, n_out);
   r->profile = g_array_new (FALSE, TRUE, sizeof (ClinferProfileEntry));
   return r;
 }
@@ -63,8 +65,11 @@ clinfer_request_free (ClinferRequest *r)
     g_clear_pointer (&r->inputs[i], clinfer_tensor_unref);
     g_clear_pointer (&r->remote_inputs[i], clinfer_remote_tensor_unref);
   }
-  for (guint i = 0; i < r->compiled->outputs->len; i++)
+  for (guint i = 0; i < r->compiled->outputs->len; i++) {
     g_clear_pointer (&r->remote_outputs[i], clinfer_remote_tensor_unref);
+    g_clear_pointer (&r->bound_outputs[i], clinfer_tensor_unref);
+  }
+  g_free (r->bound_outputs);
   g_free (r->inputs);
   g_free (r->remote_inputs);
   g_free (r->remote_outputs);
@@ -115,7 +120,10 @@ clinfer_request_set_input_by_index (ClinferRequest *r, guint index,
     ClinferTensor *tensor, GError **error)
 {
   ClinferTensor *bound;
+  ClinferRemoteTensor *remote = clinfer_tensor_get_remote (tensor);
 
+  if (remote)
+    return clinfer_request_set_remote_input_by_index (r, index, remote, error);
   if (!check_input (r, index, clinfer_tensor_get_element_type (tensor),
           clinfer_tensor_get_shape (tensor), error))
     return FALSE;
@@ -220,8 +228,85 @@ clinfer_request_set_remote_output (ClinferRequest *r, guint index,
   if (tensor)
     clinfer_remote_tensor_ref (tensor);
   g_clear_pointer (&r->remote_outputs[index], clinfer_remote_tensor_unref);
+  g_clear_pointer (&r->bound_outputs[index], clinfer_tensor_unref);
   r->remote_outputs[index] = tensor;
   return TRUE;
+}
+
+gboolean
+clinfer_request_set_output (ClinferRequest *r, guint index,
+    ClinferTensor *tensor, GError **error)
+{
+  ClinferCompiled *c = r->compiled;
+  ClinferRemoteTensor *remote = tensor ? clinfer_tensor_get_remote (tensor) : NULL;
+  ClinferPortInfo info;
+
+  if (tensor == NULL || remote)
+    return clinfer_request_set_remote_output (r, index, remote, error);
+  if (!clinfer_compiled_get_output (c, index, &info)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: output index %u is out of range (the model has %u outputs)",
+        c->model->path, index, c->outputs->len);
+    return FALSE;
+  }
+  if (clinfer_tensor_get_element_type (tensor) != info.type
+      || info.type == CLINFER_TYPE_STRING) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+        "%s: output '%s' has element type %s, the tensor %s", c->model->path,
+        info.name, clinfer_element_type_name (info.type),
+        clinfer_element_type_name (clinfer_tensor_get_element_type (tensor)));
+    return FALSE;
+  }
+  if (!clinfer_shape_is_static (&info.shape)
+      || !clinfer_shape_equal (&info.shape, clinfer_tensor_get_shape (tensor))
+      || !clinfer_tensor_is_contiguous (tensor)) {
+    g_autofree char *want = clinfer_shape_to_string (&info.shape);
+    g_autofree char *got = clinfer_shape_to_string (clinfer_tensor_get_shape (tensor));
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: output '%s' has shape %s, the tensor %s%s (a bound host output "
+        "needs the output's static shape, contiguous)", c->model->path,
+        info.name, want, got, clinfer_tensor_is_contiguous (tensor) ? ""
+        : ", strided");
+    return FALSE;
+  }
+  g_clear_pointer (&r->remote_outputs[index], clinfer_remote_tensor_unref);
+  g_clear_pointer (&r->bound_outputs[index], clinfer_tensor_unref);
+  r->bound_outputs[index] = clinfer_tensor_ref (tensor);
+  return TRUE;
+}
+
+gboolean
+clinfer_request_set_output_by_name (ClinferRequest *r, const char *name,
+    ClinferTensor *tensor, GError **error)
+{
+  for (guint i = 0; i < r->compiled->model->graph->outputs->len; i++) {
+    ClinferGraphOutput *o = &g_array_index (r->compiled->model->graph->outputs,
+        ClinferGraphOutput, i);
+    if (g_strcmp0 (o->name, name) == 0)
+      return clinfer_request_set_output (r, i, tensor, error);
+  }
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+      "%s: the model has no output named '%s'", r->compiled->model->path, name);
+  return FALSE;
+}
+
+/* Writes each output bound with clinfer_request_set_output() into the
+ * caller's tensor, which then stands for the output. */
+static void
+fill_bound_outputs (ClinferRequest *r)
+{
+  for (guint i = 0; i < r->compiled->outputs->len; i++) {
+    ClinferTensor *dst = r->bound_outputs[i], *src = r->outputs[i];
+    g_autoptr (ClinferTensor) tmp = NULL;
+    if (dst == NULL || src == NULL || src == dst)
+      continue;
+    if (!clinfer_tensor_is_contiguous (src) && (tmp = clinfer_tensor_copy (src, NULL)))
+      src = tmp;
+    memcpy (clinfer_tensor_get_data (dst), clinfer_tensor_get_const_data (src),
+        clinfer_tensor_get_byte_size (dst));
+    clinfer_tensor_unref (r->outputs[i]);
+    r->outputs[i] = clinfer_tensor_ref (dst);
+  }
 }
 
 static gboolean
@@ -304,6 +389,7 @@ clinfer_request_infer (ClinferRequest *r, GError **error)
     release_outputs (r);
     return FALSE;
   }
+  fill_bound_outputs (r);
   r->have_outputs = TRUE;
   return TRUE;
 }

@@ -1,6 +1,7 @@
 /* clinfer — refcounted host tensors and half/bfloat16 conversions. */
 #include <clinfer/tensor.h>
 #include <clinfer/error.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@ struct _ClinferTensor {
   gboolean owned;           /* data allocated here (aligned_free) */
   GDestroyNotify destroy;
   gpointer user_data;
+  gboolean remote;          /* user_data is a ClinferRemoteTensor, no data */
 };
 
 #define CLINFER_TENSOR_ALIGN 64
@@ -221,12 +223,43 @@ element_offset (const ClinferTensor *t, int64_t i)
 }
 
 ClinferTensor *
+clinfer_tensor_new_remote_view (ClinferElementType type,
+    const ClinferShape *shape, const int64_t *strides, gpointer remote,
+    GDestroyNotify unref)
+{
+  ClinferTensor *t = g_new0 (ClinferTensor, 1);
+
+  t->ref_count = 1;
+  t->type = type;
+  t->shape = *shape;
+  if (shape->rank > 0)
+    memcpy (t->strides, strides, sizeof (int64_t) * (gsize) shape->rank);
+  t->remote = TRUE;
+  t->user_data = remote;
+  t->destroy = unref;
+  return t;
+}
+
+gpointer
+clinfer_tensor_get_remote_view (const ClinferTensor *tensor)
+{
+  return tensor && tensor->remote ? tensor->user_data : NULL;
+}
+
+ClinferTensor *
 clinfer_tensor_copy (const ClinferTensor *src, GError **error)
 {
-  ClinferTensor *dst = clinfer_tensor_new (src->type, &src->shape, error);
+  ClinferTensor *dst;
   gsize esize = clinfer_element_type_size (src->type);
   int64_t n = clinfer_shape_n_elements (&src->shape);
 
+  if (src->remote) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "a remote tensor has no host data to copy (use "
+        "clinfer_remote_tensor_read())");
+    return NULL;
+  }
+  dst = clinfer_tensor_new (src->type, &src->shape, error);
   if (dst == NULL)
     return NULL;
   if (src->type == CLINFER_TYPE_STRING) {
@@ -250,7 +283,11 @@ clinfer_tensor_copy (const ClinferTensor *src, GError **error)
 double
 clinfer_tensor_get_as_double (const ClinferTensor *t, int64_t i)
 {
-  const guint8 *p = (const guint8 *) t->data + element_offset (t, i);
+  const guint8 *p;
+
+  if (t->data == NULL)
+    return NAN;
+  p = (const guint8 *) t->data + element_offset (t, i);
 
   switch (t->type) {
     case CLINFER_TYPE_F32: return *(const float *) p;
@@ -273,7 +310,11 @@ clinfer_tensor_get_as_double (const ClinferTensor *t, int64_t i)
 int64_t
 clinfer_tensor_get_as_int64 (const ClinferTensor *t, int64_t i)
 {
-  const guint8 *p = (const guint8 *) t->data + element_offset (t, i);
+  const guint8 *p;
+
+  if (t->data == NULL)
+    return 0;
+  p = (const guint8 *) t->data + element_offset (t, i);
 
   switch (t->type) {
     case CLINFER_TYPE_I64: return *(const int64_t *) p;

@@ -145,3 +145,17 @@ clinfer_remote_context_new_from_cl_queue (gpointer cl_command_queue,
   return NULL;
 }
 #endif
+
+gboolean
+clinfer_device_add_config_file_ops (const char *config_file, ClinferOpSet *set,
+    GError **error)
+{
+#ifdef CLINFER_HAVE_OPENCL
+  return clinfer_ocl_custom_add_ops (config_file, set, error);
+#else
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+      "%s: custom OpenCL kernels need the OpenCL device, and this clinfer "
+      "was built without OpenCL", config_file);
+  return FALSE;
+#endif
+}

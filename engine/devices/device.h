@@ -97,6 +97,13 @@ void clinfer_device_init (ClinferDevice *device, const ClinferDeviceClass *klass
     const char *name, const char *description);
 ClinferDevice *clinfer_device_ref (ClinferDevice *device);
 void clinfer_device_unref (ClinferDevice *device);
+/* Adds an op def to @set for every custom OpenCL layer of @config_file
+ * whose name is not a built-in op, so models using such ops can be read
+ * and planned (engine/devices/opencl/ocl-custom-ops.c). FALSE with an
+ * error naming the file (and layer) when it cannot be loaded, or when
+ * clinfer was built without OpenCL. */
+gboolean clinfer_device_add_config_file_ops (const char *config_file,
+    ClinferOpSet *set, GError **error);
 /* Opens @device ("CPU", "GPU", "GPU.N", "AUTO", any case) through the
  * class that handles it; @share as in open (ignored when of another
  * class). Unknown names fail with CLINFER_ERROR_DEVICE. */
@@ -110,6 +117,12 @@ extern const ClinferDeviceClass clinfer_opencl_device_class;
 void clinfer_opencl_list_devices (GPtrArray *out);
 /* TRUE when some OpenCL platform has a GPU-type device (for AUTO). */
 gboolean clinfer_opencl_have_gpu (void);
+/* clinfer_remote_context_get_program() of an OpenCL context. */
+gpointer clinfer_ocl_remote_program (ClinferRemoteContext *context,
+    const char *name, const char *options, GError **error);
+/* clinfer_device_add_config_file_ops() for OpenCL. */
+gboolean clinfer_ocl_custom_add_ops (const char *config_file, ClinferOpSet *set,
+    GError **error);
 #endif
 
 /* ---- CPU kernels, shared by the CPU device and other devices' fallback

@@ -63,6 +63,12 @@ struct _ClinferOpDef {
    * May use OpenMP parallel loops. */
   gboolean (*eval) (const ClinferNode *node, ClinferTensor *const *inputs,
       ClinferTensor *const *outputs, GError **error);
+  /* Instead of eval, for ops that decide output shapes while computing
+   * (custom ops, engine/core/custom-ops.c): outputs[i] is the planned
+   * tensor when shape inference gave a static shape, else NULL and the op
+   * stores a new tensor there (transfer full), also on failure. */
+  gboolean (*eval_alloc) (const ClinferNode *node,
+      ClinferTensor *const *inputs, ClinferTensor **outputs, GError **error);
 };
 
 /* Looks up the def for (domain, op_type) at @opset. NULL when unknown. */
@@ -80,6 +86,11 @@ void clinfer_op_foreach (ClinferOpFunc func, gpointer user_data);
  * attributes), checks input/output counts and runs prepare. Fails with
  * CLINFER_ERROR_UNSUPPORTED_OP naming the first unknown node. */
 gboolean clinfer_graph_resolve_ops (ClinferGraph *graph, GError **error);
+typedef struct _ClinferOpSet ClinferOpSet;
+/* Same, looking nodes up in @extra (custom ops, custom layers) before the
+ * built-in registry. @extra may be NULL. */
+gboolean clinfer_graph_resolve_ops_with (ClinferGraph *graph,
+    const ClinferOpSet *extra, GError **error);
 
 /* Op family tables, each terminated by an entry with op_type NULL. */
 extern const ClinferOpDef clinfer_ops_source[];

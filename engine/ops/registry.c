@@ -1,6 +1,7 @@
 /* clinfer — the op registry: one line per op family table, lookup by
  * (domain, op type, opset) and resolution of a graph's nodes. */
 #include "ops/op.h"
+#include "core/custom-ops.h"
 #include <string.h>
 
 static const ClinferOpDef *const families[] = {
@@ -59,14 +60,16 @@ clinfer_op_is_known (const char *domain, const char *op_type)
 }
 
 static gboolean
-resolve_node (ClinferNode *node, GError **error)
+resolve_node (ClinferNode *node, const ClinferOpSet *extra, GError **error)
 {
   const ClinferOpDef *def;
   guint n_in = clinfer_node_n_present_inputs (node);
 
   if (node->def)
     return TRUE;
-  def = clinfer_op_lookup (node->domain, node->op_type, node->opset);
+  def = clinfer_op_set_lookup (extra, node->domain, node->op_type, node->opset);
+  if (def == NULL)
+    def = clinfer_op_lookup (node->domain, node->op_type, node->opset);
   if (def == NULL) {
     if (clinfer_op_is_known (node->domain, node->op_type))
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_VERSION,
@@ -75,7 +78,9 @@ resolve_node (ClinferNode *node, GError **error)
           node->op_type);
     else
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-          "%s: node %s: unknown op '%s%s%s' (no built-in implementation)",
+          "%s: node %s: unknown op '%s%s%s' (no built-in implementation; "
+          "a custom op library (--custom-lib) or custom OpenCL layer "
+          "(--config-file) can provide it)",
           node->graph->origin, clinfer_node_label (node),
           *node->domain ? node->domain : "", *node->domain ? "." : "",
           node->op_type);
@@ -109,22 +114,30 @@ resolve_node (ClinferNode *node, GError **error)
 gboolean
 clinfer_graph_resolve_ops (ClinferGraph *graph, GError **error)
 {
+  return clinfer_graph_resolve_ops_with (graph, NULL, error);
+}
+
+gboolean
+clinfer_graph_resolve_ops_with (ClinferGraph *graph, const ClinferOpSet *extra,
+    GError **error)
+{
   for (guint i = 0; i < graph->nodes->len; i++) {
     ClinferNode *node = g_ptr_array_index (graph->nodes, i);
     GHashTableIter it;
     gpointer k, v;
 
-    if (!resolve_node (node, error))
+    if (!resolve_node (node, extra, error))
       return FALSE;
     /* Subgraphs (If/Loop bodies) resolve with the node. */
     g_hash_table_iter_init (&it, node->attrs);
     while (g_hash_table_iter_next (&it, &k, &v)) {
       ClinferAttr *a = v;
-      if (a->type == CLINFER_ATTR_GRAPH && !clinfer_graph_resolve_ops (a->g, error))
+      if (a->type == CLINFER_ATTR_GRAPH
+          && !clinfer_graph_resolve_ops_with (a->g, extra, error))
         return FALSE;
       if (a->type == CLINFER_ATTR_GRAPHS)
         for (gsize j = 0; j < a->graphs.n; j++)
-          if (!clinfer_graph_resolve_ops (a->graphs.v[j], error))
+          if (!clinfer_graph_resolve_ops_with (a->graphs.v[j], extra, error))
             return FALSE;
     }
   }

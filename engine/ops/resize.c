@@ -1,6 +1,6 @@
 /* clinfer — Resize (opset 10..17) and Upsample (7..9): nearest as a byte
  * gather for every type, linear and cubic as separable passes in f32. */
-#include "ops/op.h"
+#include "ops/resize.h"
 #include <math.h>
 #include <string.h>
 
@@ -344,11 +344,7 @@ nearest_index (const ResizeData *d, double v, double scale, int64_t in_len)
 }
 
 /* Interpolation taps of one output index: input indices and weights. */
-typedef struct {
-  int64_t idx[4];
-  float w[4];
-  gboolean extrap;
-} Tap;
+typedef ClinferResizeTap Tap;
 
 static void
 cubic_coeffs (double r, double a, double *c)
@@ -666,3 +662,59 @@ const ClinferOpDef clinfer_ops_resize[] = {
   { "Upsample", "", 7, 8, 1, 1, 1, 1, 0, prepare_resize, g_free, infer_resize, eval_resize },
   { NULL }
 };
+
+/* ---------------------------------------------------------------- */
+/* Geometry for device kernels (ops/resize.h)                        */
+
+gboolean
+clinfer_resize_geometry (const ClinferNode *node, ClinferElementType type,
+    const ClinferValueInfo *in, ClinferResizeGeometry *g, GError **error)
+{
+  const ResizeData *d = node->op_data;
+  const ClinferShape *is = &in[0].shape;
+  ResizeArg args[4] = { { 0 } };
+  ResizeParams p;
+  gboolean known;
+
+  memset (g, 0, sizeof (*g));
+  for (guint i = 1; i < MIN (node->n_inputs, 4); i++) {
+    args[i].present = in[i].present;
+    args[i].n = in[i].present ? clinfer_shape_n_elements (&in[i].shape) : 0;
+    args[i].value = in[i].value;
+  }
+  if (!resize_params (node, is, args, &p, &known, error))
+    return FALSE;
+  if (!known) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: scales or sizes are not known", clinfer_node_label (node));
+    return FALSE;
+  }
+  g->mode = (ClinferResizeMode) d->mode;
+  g->n_taps = d->mode == MODE_NEAREST ? 1 : d->mode == MODE_LINEAR ? 2 : 4;
+  g->rank = is->rank;
+  g->extrapolation = d->extrapolation;
+  store_value (type, &g->fill, 0, d->extrapolation);
+  for (int i = 0; i < is->rank; i++) {
+    g->out[i] = p.out[i];
+    if (d->mode != MODE_NEAREST) {
+      g->taps[i] = dim_taps (d, &p, i, is->dims[i]);
+      continue;
+    }
+    g->taps[i] = g_new0 (Tap, MAX (p.out[i], 1));
+    for (int64_t o = 0; o < p.out[i]; o++) {
+      Tap *t = &g->taps[i][o];
+      double v = map_coord (d, (double) o, p.scale[i], is->dims[i], p.roi[i],
+          p.roi[i + is->rank], &t->extrap);
+      t->idx[0] = t->extrap ? 0 : nearest_index (d, v, p.scale[i], is->dims[i]);
+      t->w[0] = 1.f;
+    }
+  }
+  return TRUE;
+}
+
+void
+clinfer_resize_geometry_clear (ClinferResizeGeometry *g)
+{
+  for (int i = 0; i < CLINFER_MAX_RANK; i++)
+    g_clear_pointer (&g->taps[i], g_free);
+}

@@ -274,8 +274,8 @@ apply_shapes (ClinferModel *model, const ToolOptions *opts, GError **error)
 }
 
 static gboolean
-run_passes (ClinferGraph *g, const ToolOptions *opts, const ConvertOptions *c,
-    GError **error)
+run_passes (ClinferGraph *g, const ClinferOpSet *ops, const ToolOptions *opts,
+    const ConvertOptions *c, GError **error)
 {
   g_autoptr (ClinferCompileConfig) config = tool_compile_config_new (opts,
       error);
@@ -290,14 +290,18 @@ run_passes (ClinferGraph *g, const ToolOptions *opts, const ConvertOptions *c,
         "--dump-graph: cannot create %s: %s", c->dump_graph, g_strerror (saved));
     return FALSE;
   }
-  return clinfer_graph_resolve_ops (g, error)
+  return clinfer_graph_resolve_ops_with (g, ops, error)
       && clinfer_passes_run (g, &ctx, error);
 }
 
 static gboolean
 convert (const ToolOptions *opts, const ConvertOptions *c, GError **error)
 {
-  g_autoptr (ClinferModel) model = clinfer_model_read (opts->model_path, error);
+  /* Read with the config: custom op libraries (--custom-lib) resolve the
+   * nodes of their ops, which are then written as extension layers. */
+  g_autoptr (ClinferCompileConfig) config = tool_compile_config_new (opts, error);
+  g_autoptr (ClinferModel) model = config
+      ? clinfer_model_read_with_config (opts->model_path, config, error) : NULL;
   g_autoptr (ClinferGraph) g = NULL;
   ClinferIrWriteOptions wopts = { c->compress_to_fp16, 0, NULL };
   g_autofree char *bin = NULL;
@@ -306,7 +310,8 @@ convert (const ToolOptions *opts, const ConvertOptions *c, GError **error)
   if (model == NULL || !apply_shapes (model, opts, error))
     return FALSE;
   g = clinfer_graph_copy (model->graph);
-  if (!add_preprocessing (g, c, error) || !run_passes (g, opts, c, error)
+  if (!add_preprocessing (g, c, error)
+      || !run_passes (g, model->ops, opts, c, error)
       || !clinfer_ir_write (g, c->output, &wopts, error))
     return FALSE;
   if (wopts.n_extension_layers) {

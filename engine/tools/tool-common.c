@@ -261,12 +261,12 @@ tool_compile_config_new (const ToolOptions *opts, GError **error)
         "unknown device '%s' (expected CPU, GPU, GPU.N or AUTO)", opts->device);
     return NULL;
   }
-  /* Until the custom-op work lands (then: pass them on). */
-  if (opts->custom_libs) {
-    g_set_error (error, TOOL_ERROR, TOOL_ERROR_NOT_IMPLEMENTED,
-        "--custom-lib is not implemented yet");
-    return NULL;
-  }
+  for (guint i = 0; opts->custom_libs && opts->custom_libs[i]; i++)
+    if (!clinfer_compile_config_add_custom_lib (config, opts->custom_libs[i],
+            error)) {
+      g_prefix_error (error, "--custom-lib: ");
+      return NULL;
+    }
   if (opts->device)
     clinfer_compile_config_set_device (config, opts->device);
   if (opts->config_file)
@@ -496,7 +496,7 @@ tool_session_prepare (ToolSession *s, const ToolOptions *opts,
     return FALSE;
   clinfer_compile_config_set_profiling (s->config, profiling);
   t0 = tool_now_ns ();
-  s->model = clinfer_model_read (opts->model_path, &err);
+  s->model = clinfer_model_read_with_config (opts->model_path, s->config, &err);
   s->read_ns = tool_now_ns () - t0;
   if (s->model == NULL) {
     propagate_engine_error (error, err);

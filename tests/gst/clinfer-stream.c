@@ -385,11 +385,24 @@ GST_START_TEST (test_errors)
   g_autofree gchar *tmp_dir = g_dir_make_tmp ("clinfer-gst-XXXXXX", NULL);
   g_autofree gchar *corrupt = g_build_filename (tmp_dir, "corrupt.onnx", NULL);
   g_autofree gchar *config = g_build_filename (tmp_dir, "layers.xml", NULL);
+  g_autofree gchar *bad_source = g_build_filename (tmp_dir, "frob.xml",
+      NULL);
+  g_autofree gchar *bad_layer = g_build_filename (tmp_dir, "bad-layer.xml",
+      NULL);
   gchar *p;
 
 #define MODEL(name) g_strdup_printf ("model=\"%s/%s\"", gst_dir, name)
   fail_unless (g_file_set_contents (corrupt, "this is not a model", -1, NULL));
   fail_unless (g_file_set_contents (config, "<CustomLayer/>", -1, NULL));
+  /* A layer whose kernel source is missing, and one without a kernel. */
+  fail_unless (g_file_set_contents (bad_source,
+          "<CustomLayer name=\"Frob\" type=\"SimpleGPU\" version=\"1\">\n"
+          "  <Kernel entry=\"frob\">\n"
+          "    <Source filename=\"missing-frob.cl\"/>\n"
+          "  </Kernel>\n</CustomLayer>\n", -1, NULL));
+  fail_unless (g_file_set_contents (bad_layer,
+          "<CustomLayer name=\"Twiddle\" type=\"SimpleGPU\" version=\"1\">\n"
+          "  <Kernel/>\n</CustomLayer>\n", -1, NULL));
 
   expect_error ("", GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "property 'model'", NULL);
@@ -423,6 +436,21 @@ GST_START_TEST (test_errors)
     q = g_strdup_printf ("%s config-file=\"%s\"", p, config);
     expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, config,
         NULL);
+    g_free (q);
+    /* A bad layer: the element passes the loader's error through, which
+     * names the file and the layer (not the model). */
+    q = g_strdup_printf ("%s config-file=\"%s\"", p, bad_source);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "frob.xml:3: custom layer 'Frob'", "missing-frob.cl");
+    g_free (q);
+    q = g_strdup_printf ("%s config-file=\"%s\"", p, bad_layer);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+        "custom layer 'Twiddle'", "config-file");
+    g_free (q);
+    /* A custom op library that cannot be loaded: LIBRARY INIT naming it. */
+    q = g_strdup_printf ("%s custom-lib=\"/nonexistent/libops.so\"", p);
+    expect_error (q, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT,
+        "/nonexistent/libops.so", "custom-lib");
     g_free (q);
     q = g_strdup_printf ("%s labels-file=/nonexistent/labels.txt", p);
     expect_error (q, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
@@ -466,6 +494,8 @@ GST_START_TEST (test_errors)
 
   g_unlink (corrupt);
   g_unlink (config);
+  g_unlink (bad_source);
+  g_unlink (bad_layer);
   g_rmdir (tmp_dir);
 }
 

@@ -206,6 +206,10 @@ static void case_conv_direct_odd (Builder *b) { conv_case (b, 8, 9, 10, 6, 2, 3,
 static void case_conv_1x1 (Builder *b) { conv_case (b, 9, 6, 6, 10, 1, 1, 1, 1, TRUE); }
 static void case_conv_depthwise (Builder *b) { conv_case (b, 6, 13, 16, 6, 6, 3, 1, 1, TRUE); }
 static void case_conv_depthwise_odd (Builder *b) { conv_case (b, 6, 13, 13, 6, 6, 5, 2, 1, TRUE); }
+/* Output widths a multiple of 8 (the 8-wide kernels), strides 1 and 2. */
+static void case_conv_direct_x8 (Builder *b) { conv_case (b, 5, 11, 32, 8, 1, 3, 2, 1, TRUE); }
+static void case_conv_depthwise_x8 (Builder *b) { conv_case (b, 6, 13, 17, 6, 6, 3, 1, 1, TRUE); }
+static void case_conv_depthwise_x8_s2 (Builder *b) { conv_case (b, 4, 9, 33, 4, 4, 3, 2, 1, FALSE); }
 
 /* 1x1 without padding (the GEMM kernels). */
 static void
@@ -217,12 +221,23 @@ case_conv_pointwise (Builder *b)
   output (b, op (b, "Conv", 2, ins));
 }
 
+/* 1x1 over a pixel count that is a multiple of 8 (conv_1x1_vec8). */
+static void
+case_conv_pointwise_x8 (Builder *b)
+{
+  const int64_t xd[] = { 2, 7, 4, 6 }, wd[] = { 8, 7, 1, 1 }, bd[] = { 8 };
+  ClinferNode *ins[3] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -1, 1),
+    constant (b, "b", 1, bd, -1, 1) };
+
+  output (b, op (b, "Conv", 3, ins));
+}
+
 /* Conv + bias + residual + Relu / Clip: fused into FusedConv. */
 static void
-fused_case (Builder *b, const char *act)
+fused_case (Builder *b, const char *act, int64_t w)
 {
-  const int64_t xd[] = { 1, 4, 9, 12 }, wd[] = { 8, 4, 3, 3 }, bd[] = { 8 };
-  const int64_t zd[] = { 1, 8, 9, 12 };
+  const int64_t xd[] = { 1, 4, 9, w }, wd[] = { 8, 4, 3, 3 }, bd[] = { 8 };
+  const int64_t zd[] = { 1, 8, 9, w };
   ClinferNode *ins[3] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -0.5, 0.5),
     constant (b, "b", 1, bd, -1, 1) };
   ClinferNode *conv = op (b, "Conv", 3, ins);
@@ -237,8 +252,9 @@ fused_case (Builder *b, const char *act)
   output (b, a);
 }
 
-static void case_fused_relu (Builder *b) { fused_case (b, "Relu"); }
-static void case_fused_leaky (Builder *b) { fused_case (b, "LeakyRelu"); }
+static void case_fused_relu (Builder *b) { fused_case (b, "Relu", 12); }
+static void case_fused_leaky (Builder *b) { fused_case (b, "LeakyRelu", 12); }
+static void case_fused_relu_x8 (Builder *b) { fused_case (b, "Relu", 16); }
 
 static void
 case_conv_1d_3d (Builder *b)
@@ -299,6 +315,23 @@ case_pools (Builder *b)
   clinfer_node_set_attr (mi, "storage_order", clinfer_attr_new_int (1));
   output (b, mi);
   clinfer_graph_add_output (b->g, (ClinferPortRef) { mi, 1 }, "indices");
+}
+
+/* MaxPools whose windows stay inside the rows, output width 8 and 16
+ * (pool_max8): 2x2 stride 2, and 3x3 stride 1 padded along H only. */
+static void
+case_pools_x8 (Builder *b)
+{
+  const int64_t xd[] = { 2, 3, 11, 18 };
+  ClinferNode *x = input (b, "x", 4, xd);
+  ClinferNode *m2 = op (b, "MaxPool", 1, &x), *m3 = op (b, "MaxPool", 1, &x);
+
+  ints_attr (m2, "kernel_shape", 2, 2, 2);
+  ints_attr (m2, "strides", 2, 2, 2);
+  ints_attr (m3, "kernel_shape", 2, 3, 3);
+  ints_attr (m3, "pads", 4, 1, 0, 1, 0);
+  output (b, m2);
+  output (b, m3);
 }
 
 static void
@@ -426,6 +459,59 @@ case_norms (Builder *b)
   output (b, ln);
 }
 
+static ClinferNode *
+float_constant (Builder *b, const char *name, guint n, const float *v)
+{
+  int64_t d = n;
+  ClinferShape s = clinfer_shape_make (1, &d);
+  g_autoptr (ClinferTensor) t = clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL);
+
+  memcpy (clinfer_tensor_get_data (t), v, sizeof (float) * n);
+  return clinfer_graph_add_constant (b->g, name, t);
+}
+
+/* Resize of x by constant scales (or sizes when @sizes) in @mode. */
+static void
+resize_case (Builder *b, const char *mode, const char *ct, const char *nearest,
+    const float *scales, const int64_t *sizes)
+{
+  const int64_t xd[] = { 2, 3, 5, 7 };
+  ClinferNode *ins[4] = { input (b, "x", 4, xd), NULL, NULL, NULL };
+  ClinferNode *n;
+
+  if (sizes)
+    ins[3] = int_constant (b, "sizes", 4, sizes);
+  else
+    ins[2] = float_constant (b, "scales", 4, scales);
+  n = op (b, "Resize", 4, ins);
+  clinfer_node_set_attr (n, "mode", clinfer_attr_new_string (mode));
+  clinfer_node_set_attr (n, "coordinate_transformation_mode",
+      clinfer_attr_new_string (ct));
+  if (nearest)
+    clinfer_node_set_attr (n, "nearest_mode", clinfer_attr_new_string (nearest));
+  output (b, n);
+}
+
+static const float up[] = { 1, 1, 2.5f, 1.5f }, down[] = { 1, 1, 0.6f, 0.5f };
+static const int64_t sizes[] = { 2, 3, 9, 4 };
+
+static void
+case_resize_nearest (Builder *b)
+{
+  resize_case (b, "nearest", "asymmetric", "floor", up, NULL);
+  resize_case (b, "nearest", "half_pixel", "round_prefer_ceil", down, NULL);
+  resize_case (b, "nearest", "align_corners", "round_prefer_floor", NULL, sizes);
+}
+
+static void
+case_resize_linear_cubic (Builder *b)
+{
+  resize_case (b, "linear", "half_pixel", NULL, up, NULL);
+  resize_case (b, "linear", "align_corners", NULL, down, NULL);
+  resize_case (b, "cubic", "pytorch_half_pixel", NULL, NULL, sizes);
+  resize_case (b, "cubic", "asymmetric", NULL, up, NULL);
+}
+
 static const struct {
   const char *name;
   CaseFunc func;
@@ -436,6 +522,14 @@ static const struct {
   { "conv-pointwise", case_conv_pointwise },
   { "conv-depthwise", case_conv_depthwise },
   { "conv-depthwise-odd", case_conv_depthwise_odd },
+  { "conv-direct-x8", case_conv_direct_x8 },
+  { "conv-depthwise-x8", case_conv_depthwise_x8 },
+  { "conv-depthwise-x8-stride2", case_conv_depthwise_x8_s2 },
+  { "conv-pointwise-x8", case_conv_pointwise_x8 },
+  { "fused-conv-relu-x8", case_fused_relu_x8 },
+  { "pools-x8", case_pools_x8 },
+  { "resize-nearest", case_resize_nearest },
+  { "resize-linear-cubic", case_resize_linear_cubic },
   { "conv-1d-3d", case_conv_1d_3d },
   { "fused-conv-relu", case_fused_relu },
   { "fused-conv-leaky-relu", case_fused_leaky },

@@ -112,10 +112,10 @@ def test_usage(c, exe, prog, model):
             ([model, model], "two MODEL arguments", [])]:
         rc, out, err = run([exe] + args)
         one_line_error(c, "%s %s" % (prog, what), rc, err, 2, prog, needles)
-    # Custom CPU op libraries are a later issue: exit 2 saying so.
-    rc, out, err = run([exe, model, "--custom-lib", "libops.so"])
-    one_line_error(c, "%s --custom-lib" % prog, rc, err, 2, prog,
-                   ["not implemented yet"])
+    # A custom op library that cannot be loaded: one line naming it.
+    rc, out, err = run([exe, model, "--custom-lib", "no-such-libops.so"])
+    one_line_error(c, "%s --custom-lib missing" % prog, rc, err, 1, prog,
+                   ["--custom-lib", "no-such-libops.so", "not found"])
     # A custom-layer XML that cannot be used: a one-line error naming it
     # (clinfer-benchmark fills inputs itself, so it gets to compiling).
     if prog == "clinfer-benchmark":

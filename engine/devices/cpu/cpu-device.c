@@ -3,6 +3,9 @@
  * request, and host-memory remote tensors (HOST_BUFFER). Other devices
  * reuse the step helpers for their CPU fallback steps. */
 #include "devices/device.h"
+#ifdef CLINFER_HAVE_ONEDNN
+#include "devices/cpu/onednn-cpu.h"
+#endif
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,9 @@ typedef struct {
   void *arena;
   ClinferTensor **slot_tensors;  /* per plan slot: view / const / input */
   ClinferTensor **mapped;        /* per input: view of a mapped remote */
+#ifdef CLINFER_HAVE_ONEDNN
+  ClinferOnednnRun *onednn;      /* the oneDNN steps' state, or NULL */
+#endif
 } CpuRun;
 
 /* ---------------------------------------------------------------- */
@@ -20,7 +26,8 @@ typedef struct {
 gboolean
 clinfer_cpu_node_runnable (const ClinferNode *node)
 {
-  return node->def->eval != NULL || clinfer_cpu_kernel_lookup (node) != NULL;
+  return node->def->eval != NULL || node->def->eval_alloc != NULL
+      || clinfer_cpu_kernel_lookup (node) != NULL;
 }
 
 gboolean
@@ -29,7 +36,8 @@ clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *st,
 {
   ClinferCpuKernelFactory factory;
 
-  if (!st->dynamic && (factory = clinfer_cpu_kernel_lookup (st->node))) {
+  if (!st->dynamic && !clinfer_op_def_is_custom (st->node->def)
+      && (factory = clinfer_cpu_kernel_lookup (st->node))) {
     GError *local = NULL;
     if (factory (st->node, device->isa, &st->kernel, &local))
       return TRUE;
@@ -39,14 +47,44 @@ clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *st,
     }
     memset (&st->kernel, 0, sizeof (st->kernel));
   }
-  if (st->node->def->eval == NULL) {
+  if (st->node->def->eval == NULL && st->node->def->eval_alloc == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
         "%s: node %s cannot run on device %s (no kernel)", origin,
         clinfer_node_label (st->node), device->name);
     return FALSE;
   }
-  st->kernel.name = g_strdup ("reference");
+  st->kernel.name = g_strdup (clinfer_op_def_is_custom (st->node->def)
+      ? "custom" : "reference");
   return TRUE;
+}
+
+/* Runs a step whose op allocates outputs of dynamic shape itself
+ * (ClinferOpDef.eval_alloc): planned outputs are passed in, the others
+ * come back as new tensors that replace the slot's previous one. */
+static gboolean
+run_eval_alloc (const ClinferPlan *plan, ClinferStep *st,
+    ClinferTensor **slot_tensors, ClinferTensor *const *in, GError **error)
+{
+  ClinferNode *node = st->node;
+  ClinferTensor *out[16];
+  gboolean ok;
+
+  for (guint j = 0; j < node->n_outputs; j++) {
+    guint si = st->out_slots[j];
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
+    out[j] = s->kind == CLINFER_SLOT_ARENA ? slot_tensors[si] : NULL;
+  }
+  ok = node->def->eval_alloc (node, in, out, error);
+  for (guint j = 0; j < node->n_outputs; j++) {
+    guint si = st->out_slots[j];
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
+    if (s->kind == CLINFER_SLOT_ARENA)
+      continue;
+    if (slot_tensors[si])
+      clinfer_tensor_unref (slot_tensors[si]);
+    slot_tensors[si] = out[j];
+  }
+  return ok;
 }
 
 /* Re-infers a dynamic step's output shapes from the actual inputs and
@@ -106,10 +144,12 @@ clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *st,
         "node %s has too many inputs or outputs", clinfer_node_label (node));
     return FALSE;
   }
-  if (st->dynamic && !run_dynamic_shapes (plan, st, slot_tensors, origin, error))
-    return FALSE;
   for (guint j = 0; j < node->n_inputs; j++)
     in[j] = st->in_slots[j] == G_MAXUINT ? NULL : slot_tensors[st->in_slots[j]];
+  if (node->def->eval_alloc)
+    return run_eval_alloc (plan, st, slot_tensors, in, error);
+  if (st->dynamic && !run_dynamic_shapes (plan, st, slot_tensors, origin, error))
+    return FALSE;
   for (guint j = 0; j < node->n_outputs; j++)
     out[j] = slot_tensors[st->out_slots[j]];
   if (st->kernel.run)
@@ -172,12 +212,33 @@ cpu_supports_step (ClinferDevice *device, const ClinferPlan *plan,
   return clinfer_cpu_node_runnable (step->node);
 }
 
+/* oneDNN claims the steps it runs first (and lays out their slots); the
+ * C kernels take the rest. */
 static gboolean
 cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
     GError **error)
 {
+#ifdef CLINFER_HAVE_ONEDNN
+  GError *local = NULL;
+  if (clinfer_onednn_enabled ()) {
+    /* oneDNN sizes a primitive's thread team when it creates it: create
+     * them under the thread count they will run with. */
+    int saved = omp_get_max_threads ();
+    omp_set_num_threads (device->threads);
+    plan->device_data = clinfer_onednn_plan_new (device, plan, origin, &local);
+    omp_set_num_threads (saved);
+    if (local) {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  }
+#endif
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+#ifdef CLINFER_HAVE_ONEDNN
+    if (clinfer_onednn_plan_owns_step (plan->device_data, i))
+      continue;
+#endif
     if (!clinfer_cpu_step_prepare (device, st, origin, error))
       return FALSE;
   }
@@ -187,6 +248,10 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
 static void
 cpu_free_plan (ClinferDevice *device, ClinferPlan *plan)
 {
+#ifdef CLINFER_HAVE_ONEDNN
+  g_clear_pointer ((ClinferOnednnPlan **) &plan->device_data,
+      clinfer_onednn_plan_free);
+#endif
 }
 
 static void
@@ -198,6 +263,9 @@ cpu_free_run (ClinferDeviceRun *base)
     g_clear_pointer (&run->slot_tensors[i], clinfer_tensor_unref);
   for (guint i = 0; i < base->plan->n_inputs; i++)
     g_clear_pointer (&run->mapped[i], clinfer_tensor_unref);
+#ifdef CLINFER_HAVE_ONEDNN
+  clinfer_onednn_run_free (run->onednn);
+#endif
   g_free (run->slot_tensors);
   g_free (run->mapped);
   free (run->arena);
@@ -236,6 +304,16 @@ cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
       }
     }
   }
+#ifdef CLINFER_HAVE_ONEDNN
+  if (plan->device_data) {
+    run->onednn = clinfer_onednn_run_new (plan->device_data, run->slot_tensors,
+        error);
+    if (run->onednn == NULL) {
+      cpu_free_run (&run->base);
+      return NULL;
+    }
+  }
+#endif
   return &run->base;
 }
 
@@ -314,6 +392,15 @@ cpu_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
     gint64 t0 = io->profile ? g_get_monotonic_time () : 0;
+#ifdef CLINFER_HAVE_ONEDNN
+    if (run->onednn && clinfer_onednn_plan_owns_step (plan->device_data, i)) {
+      if (!clinfer_onednn_step_run (run->onednn, i, run->slot_tensors, error)) {
+        g_prefix_error (error, "%s: node %s: ", origin,
+            clinfer_node_label (st->node));
+        return FALSE;
+      }
+    } else
+#endif
     if (!clinfer_cpu_step_run (plan, st, run->slot_tensors, origin, error))
       return FALSE;
     if (io->profile)

@@ -73,14 +73,24 @@ vmax (vf a, vf b)
 }
 
 #if VW == 16
-#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30 }
-#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31 }
+#define EVEN_LANES 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30
+#define ODD_LANES 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31
 #elif VW == 8
-#define EVEN_LANES { 0, 2, 4, 6, 8, 10, 12, 14 }
-#define ODD_LANES { 1, 3, 5, 7, 9, 11, 13, 15 }
+#define EVEN_LANES 0, 2, 4, 6, 8, 10, 12, 14
+#define ODD_LANES 1, 3, 5, 7, 9, 11, 13, 15
 #else
-#define EVEN_LANES { 0, 2, 4, 6 }
-#define ODD_LANES { 1, 3, 5, 7 }
+#define EVEN_LANES 0, 2, 4, 6
+#define ODD_LANES 1, 3, 5, 7
+#endif
+
+/* The even or odd lanes of the pair (a, b). Clang has no
+ * __builtin_shuffle (GCC's, with a mask vector); it takes the constant
+ * lane indices as arguments of __builtin_shufflevector instead. Both give
+ * the same single permute instruction. */
+#ifdef __clang__
+#define VSHUFFLE(a, b, lanes) __builtin_shufflevector (a, b, lanes)
+#else
+#define VSHUFFLE(a, b, lanes) __builtin_shuffle (a, b, (vi) { lanes })
 #endif
 
 /* @act is a constant after inlining: each caller gets its own copy. */
@@ -334,7 +344,6 @@ static void
 pad_row_s2 (float *d0, float *d1, const float *row, const ClinferCpuConvGeom *g,
     int pw)
 {
-  const vi even = EVEN_LANES, odd = ODD_LANES;
   const int pl = g->pl, iw = g->iw;
   int i = 0, vlo = MIN ((pl + 1) / 2, pw);
 
@@ -345,8 +354,8 @@ pad_row_s2 (float *d0, float *d1, const float *row, const ClinferCpuConvGeom *g,
   }
   for (; i + VW <= pw && 2 * (i + VW) - pl <= iw; i += VW) {
     vf a = vload (row + 2 * i - pl), b = vload (row + 2 * i - pl + VW);
-    vstore (d0 + i, __builtin_shuffle (a, b, even));
-    vstore (d1 + i, __builtin_shuffle (a, b, odd));
+    vstore (d0 + i, VSHUFFLE (a, b, EVEN_LANES));
+    vstore (d1 + i, VSHUFFLE (a, b, ODD_LANES));
   }
   for (; i < pw; i++) {
     int x = 2 * i - pl;
@@ -525,8 +534,6 @@ static void
 ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
     int ow)
 {
-  const vi even = EVEN_LANES, odd = ODD_LANES;
-
   for (int oy = 0; oy < oh; oy++) {
     const float *r0 = src + (ptrdiff_t) 2 * oy * iw, *r1 = r0 + iw;
     float *d = dst + (ptrdiff_t) oy * ow;
@@ -535,8 +542,8 @@ ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
     for (; ox + VW <= ow; ox += VW) {
       vf m0 = vmax (vload (r0 + 2 * ox), vload (r1 + 2 * ox));
       vf m1 = vmax (vload (r0 + 2 * ox + VW), vload (r1 + 2 * ox + VW));
-      vstore (d + ox, vmax (__builtin_shuffle (m0, m1, even),
-              __builtin_shuffle (m0, m1, odd)));
+      vstore (d + ox, vmax (VSHUFFLE (m0, m1, EVEN_LANES),
+              VSHUFFLE (m0, m1, ODD_LANES)));
     }
     for (; ox < ow; ox++) {
       float a = MAX (r0[2 * ox], r0[2 * ox + 1]);

@@ -128,31 +128,45 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
   cin_g = g.cin / MAX (g.group, 1);
   cout_g = g.cout / MAX (g.group, 1);
   if (is_1x1 (&g)) {
-    gboolean vec4 = out_sp % 4 == 0;
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts,
-                vec4 ? "conv_1x1_vec4" : "conv_1x1", error)))
+    int vec = out_sp % 8 == 0 && g.cout % 4 == 0 ? 8 : out_sp % 4 == 0 ? 4 : 1;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, vec == 8
+                ? "conv_1x1_vec8" : vec == 4 ? "conv_1x1_vec4" : "conv_1x1",
+                error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, g.cin);
     clinfer_ocl_arg_int (l, g.cout);
     clinfer_ocl_arg_int (l, out_sp);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, vec4 ? out_sp / 4 : out_sp,
-        (g.cout + 3) / 4, g.batch);
-    clinfer_ocl_launch_tile0 (l, vec4 ? 16 : 64);
+    clinfer_ocl_launch_set_global (l, 3, out_sp / vec, (g.cout + 3) / 4,
+        g.batch);
+    clinfer_ocl_launch_tile0 (l, vec > 1 ? 16 : 64);
   } else if (g.group == g.cin && g.group == g.cout && g.in[0] == 1
       && g.k[0] == 1) {
-    gboolean vec4 = g.out[2] % 4 == 0;
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts,
-                vec4 ? "conv_depthwise4" : "conv_depthwise", error)))
+    int vec = g.out[2] % 8 == 0 ? 8 : g.out[2] % 4 == 0 ? 4 : 1;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, vec == 8
+                ? "conv_depthwise8" : vec == 4 ? "conv_depthwise4"
+                : "conv_depthwise", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, g.cout);
     geometry_args (l, &g);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, vec4 ? out_sp / 4 : out_sp, g.cout,
-        g.batch);
-    clinfer_ocl_launch_tile0 (l, vec4 ? 16 : 64);
+    clinfer_ocl_launch_set_global (l, 3, out_sp / vec, g.cout, g.batch);
+    clinfer_ocl_launch_tile0 (l, vec > 1 ? 16 : 64);
+  } else if (cout_g % 4 == 0 && g.in[0] == 1 && g.k[0] == 1
+      && g.out[2] % 8 == 0) {
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_direct4x8",
+                error)))
+      return FALSE;
+    tensor_args (l);
+    clinfer_ocl_arg_int (l, cin_g);
+    clinfer_ocl_arg_int (l, g.cout);
+    clinfer_ocl_arg_int (l, cout_g);
+    geometry_args (l, &g);
+    epilogue_args (l, node);
+    clinfer_ocl_launch_set_global (l, 3, out_sp / 8, g.cout / 4, g.batch);
+    clinfer_ocl_launch_tile0 (l, 16);
   } else {
     gboolean by4 = cout_g % 4 == 0;
     if (!(l = clinfer_ocl_launch_new (b, "conv", opts,

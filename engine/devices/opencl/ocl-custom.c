@@ -50,6 +50,7 @@ layer_free (gpointer data)
   g_free (l->options);
   g_ptr_array_unref (l->defines);
   g_ptr_array_unref (l->args);
+  g_ptr_array_unref (l->out_shapes);
   for (guint i = 0; i < 3; i++) {
     clinfer_ocl_ws_free (l->global[i]);
     clinfer_ocl_ws_free (l->local[i]);
@@ -314,6 +315,115 @@ load_worksizes (const Loader *ld, xmlNodePtr e, OclCustomLayer *l,
 }
 
 /* ---------------------------------------------------------------- */
+/* OutputShape (clinfer extension)                                   */
+
+static void
+out_shape_free (gpointer data)
+{
+  OclOutputShape *o = data;
+
+  for (guint i = 0; i < o->n_dims; i++)
+    clinfer_ocl_ws_free (o->dims[i]);
+  g_free (o);
+}
+
+static gboolean
+load_output_shape (const Loader *ld, xmlNodePtr e, OclCustomLayer *l,
+    GError **error)
+{
+  OclOutputShape *o = g_new0 (OclOutputShape, 1);
+  g_autofree char *dims = attr (e, "dims");
+  g_autofree char *type = attr (e, "type");
+  g_autofree char *input = attr (e, "input");
+
+  g_ptr_array_add (l->out_shapes, o);
+  if (!int_attr (ld, e, l->name, "port-index", &o->port, error))
+    return FALSE;
+  if (input && !int_attr (ld, e, l->name, "input", &o->input, error))
+    return FALSE;
+  if (type) {
+    o->type = clinfer_element_type_from_name (type);
+    if (o->type == CLINFER_TYPE_UNDEFINED || o->type == CLINFER_TYPE_STRING)
+      return layer_error (error, ld, e, l->name, "<OutputShape type=\"%s\">: "
+          "not an element type (f32, f16, i32, i64, u8, ...)", type);
+  }
+  if (dims && *g_strstrip (dims)) {
+    g_auto (GStrv) parts = g_strsplit (dims, ",", -1);
+    if (g_strv_length (parts) > CLINFER_MAX_RANK)
+      return layer_error (error, ld, e, l->name, "<OutputShape dims=\"%s\">: "
+          "more than %d dims", dims, CLINFER_MAX_RANK);
+    for (guint i = 0; parts[i]; i++) {
+      g_autofree char *why = NULL;
+      o->dims[i] = clinfer_ocl_ws_parse (g_strstrip (parts[i]), &why);
+      if (o->dims[i] == NULL)
+        return layer_error (error, ld, e, l->name, "<OutputShape> dim %u "
+            "'%s': %s", i, parts[i], why);
+      o->n_dims = i + 1;
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_custom_output_shape (const OclCustomLayer *layer, guint port,
+    const ClinferElementType *in_types, const ClinferShape *in_shapes,
+    const gboolean *present, guint n_inputs, ClinferElementType *type,
+    ClinferShape *shape, GError **error)
+{
+  const OclOutputShape *rule = NULL;
+  int input = 0;
+  int64_t vars[4] = { 1, 1, 1, 1 };
+  const ClinferShape *s;
+
+  for (guint i = 0; i < layer->out_shapes->len; i++) {
+    const OclOutputShape *o = g_ptr_array_index (layer->out_shapes, i);
+    if ((guint) o->port == port)
+      rule = o;
+  }
+  if (rule)
+    input = rule->input;
+  if ((guint) input >= n_inputs || !present[input]) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s:%d: custom layer '%s': output %u takes its shape from input %d, "
+        "which the node does not have (add <OutputShape port-index=\"%u\" "
+        "dims=\"...\"/>)", layer->file, layer->line, layer->name, port,
+        input, port);
+    return FALSE;
+  }
+  *type = rule && rule->type != CLINFER_TYPE_UNDEFINED ? rule->type
+      : in_types[input];
+  s = &in_shapes[input];
+  if (rule == NULL || rule->n_dims == 0) {
+    *shape = *s;
+    return TRUE;
+  }
+  /* X is the last dim, Y the one before, then F and B. */
+  for (int k = 0; k < 4 && s->rank >= 0 && k < s->rank; k++)
+    vars[3 - k] = s->dims[s->rank - 1 - k];
+  shape->rank = (int) rule->n_dims;
+  for (guint i = 0; i < rule->n_dims; i++) {
+    g_autofree char *why = NULL;
+    int64_t v;
+    gboolean dynamic = s->rank < 0;
+    for (int k = 0; k < MIN (s->rank, 4); k++)
+      dynamic = dynamic || s->dims[s->rank - 1 - k] < 0;
+    if (dynamic) {
+      shape->dims[i] = CLINFER_DIM_DYNAMIC;
+      continue;
+    }
+    if (!clinfer_ocl_ws_eval (rule->dims[i], vars, &v, &why) || v < 0) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "%s:%d: custom layer '%s': <OutputShape> dim %u '%s': %s",
+          layer->file, layer->line, layer->name, i,
+          clinfer_ocl_ws_text (rule->dims[i]), why ? why : "negative");
+      return FALSE;
+    }
+    shape->dims[i] = v;
+  }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
 /* Layers and the file                                               */
 
 static OclCustomLayer *
@@ -326,6 +436,7 @@ load_layer (const Loader *ld, xmlNodePtr e, GError **error)
 
   l->defines = g_ptr_array_new_with_free_func (define_free);
   l->args = g_ptr_array_new_with_free_func (arg_free);
+  l->out_shapes = g_ptr_array_new_with_free_func (out_shape_free);
   l->file = g_strdup (ld->path);
   l->line = (int) xmlGetLineNo (e);
   l->name = attr (e, "name");
@@ -350,6 +461,8 @@ load_layer (const Loader *ld, xmlNodePtr e, GError **error)
       l->options = attr (c, "options");
     } else if (is_element (c, "WorkSizes"))
       ok = load_worksizes (ld, c, l, error);
+    else if (is_element (c, "OutputShape"))
+      ok = load_output_shape (ld, c, l, error);
   }
   if (ok && !have_kernel)
     ok = layer_error (error, ld, e, l->name, "no <Kernel>");

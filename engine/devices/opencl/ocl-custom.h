@@ -50,6 +50,19 @@ typedef struct {
   char *name, *type, *param, *def;
 } OclCustomDefine;
 
+/* <OutputShape port-index="P" dims="B,F,Y*2,X*2" input="N" type="f32"/>:
+ * a clinfer extension giving output P's shape from input N's dims (B F Y
+ * X as in WorkSizes dim="input,N": X the last dim, Y the one before...)
+ * for ops the engine does not know. Without it an output takes input 0's
+ * shape and type. */
+typedef struct {
+  int port;
+  int input;
+  ClinferElementType type;   /* UNDEFINED: the input's type */
+  OclWsExpr *dims[CLINFER_MAX_RANK];
+  guint n_dims;              /* 0: the input's shape */
+} OclOutputShape;
+
 typedef struct {
   char *name;
   char *file;                /* the XML file, for messages */
@@ -62,6 +75,7 @@ typedef struct {
   OclWsExpr *global[3], *local[3];
   guint n_global, n_local;
   int dim_input;             /* -1: variables from output 0; else input N */
+  GPtrArray *out_shapes;     /* OclOutputShape* */
 } OclCustomLayer;
 
 struct _OclCustomLayers {
@@ -75,6 +89,13 @@ OclCustomLayers *clinfer_ocl_custom_parse (const char *path, const char *text,
     gsize length, GError **error);
 const OclCustomLayer *clinfer_ocl_custom_lookup (const OclCustomLayers *layers,
     const char *name);
+/* Output @port's type and shape for a node of @layer with inputs @in
+ * (B F Y X from the OutputShape's input); FALSE with an error naming the
+ * layer when an input is missing or a rule cannot be evaluated. */
+gboolean clinfer_ocl_custom_output_shape (const OclCustomLayer *layer,
+    guint port, const ClinferElementType *in_types, const ClinferShape *in_shapes,
+    const gboolean *present, guint n_inputs, ClinferElementType *type,
+    ClinferShape *shape, GError **error);
 
 /* ---- the JIT define block (ocl-custom-jit.c) ---- */
 

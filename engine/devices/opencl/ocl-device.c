@@ -104,17 +104,24 @@ ocl_supports_step (ClinferDevice *device, const ClinferPlan *plan,
     *reason = "disabled by CLINFER_OPENCL_DISABLE_OPS";
     return FALSE;
   }
-  if (st->dynamic) {
-    *reason = "its output shape is known only at run time";
-    return FALSE;
+  if (d->custom && clinfer_ocl_custom_handles (d->custom, st->node)) {
+    if (st->dynamic) {
+      *reason = "its output shape is known only at run time";
+      return FALSE;
+    }
+    return slots_static (plan, st, reason);
   }
-  if (!slots_static (plan, st, reason))
+  /* Dynamic steps are built when they run (ocl-late.c), from the actual
+   * shapes: their slots may be dynamic. */
+  if (!st->dynamic && !slots_static (plan, st, reason))
     return FALSE;
-  if (d->custom && clinfer_ocl_custom_handles (d->custom, st->node))
-    return TRUE;
   e = clinfer_ocl_op_lookup (st->node);
   if (e == NULL) {
     *reason = "no OpenCL kernel for this op";
+    return FALSE;
+  }
+  if (st->dynamic && st->node->def->infer == NULL) {
+    *reason = "its output shape is known only at run time";
     return FALSE;
   }
   return e->supports (d, st->node, reason);
@@ -151,8 +158,9 @@ upload_constants (OclDevice *d, ClinferPlan *plan, OclPlan *p, GError **error)
       ClinferSlot *s;
       cl_int err = CL_SUCCESS;
       gsize bytes;
+      /* Steps built at run time may read any constant. */
       if (si == G_MAXUINT || p->const_mems[si]
-          || !OCL_INPUT_USED (p->steps[i], j))
+          || (p->steps[i] && !OCL_INPUT_USED (p->steps[i], j)))
         continue;
       s = &g_array_index (plan->slots, ClinferSlot, si);
       bytes = s->value ? clinfer_tensor_get_byte_size (s->value) : 0;
@@ -204,7 +212,9 @@ ocl_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
   p->const_mems = g_new0 (cl_mem, MAX (p->n_slots, 1));
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
-    if (!st->fallback && !build_step (d, plan, st, p, i, origin, error))
+    if (st->dynamic && !st->fallback)
+      st->device_kernel = g_strdup ("ocl:built at run time");
+    else if (!st->fallback && !build_step (d, plan, st, p, i, origin, error))
       return FALSE;
   }
   if (!upload_constants (d, plan, p, error)) {

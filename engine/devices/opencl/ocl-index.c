@@ -171,7 +171,7 @@ gboolean
 clinfer_ocl_pad_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   for (guint i = 1; i < node->n_inputs; i++)
-    if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL) {
+    if (node->inputs[i].node && !clinfer_ocl_input_known (node, i)) {
       *reason = "pads, value or axes are not constants";
       return FALSE;
     }

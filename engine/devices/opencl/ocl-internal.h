@@ -244,6 +244,23 @@ const ClinferTensor *clinfer_ocl_const_input (const ClinferNode *node,
 void clinfer_ocl_split_axis (const ClinferShape *shape, int axis,
     int64_t *outer, int64_t *n, int64_t *inner);
 
+/* ---- steps built at run time (ocl-late.c) ---- */
+
+/* TRUE when the value of input @port is known when the step is built: a
+ * constant, or any input of a dynamic step (built when it runs, from the
+ * actual values). For the factories' supports(). */
+gboolean clinfer_ocl_input_known (const ClinferNode *node, guint port);
+
+/* A copy of @node whose inputs have the types, shapes and values of @in
+ * (one per input, as for the op's infer) and whose outputs have the shapes
+ * inferred from them: what the factories build a dynamic step from. Shares
+ * @node's attributes; NULL with @error when inference fails. */
+typedef struct _OclLateNode OclLateNode;
+OclLateNode *clinfer_ocl_late_node_new (const ClinferNode *node,
+    const ClinferValueInfo *in, GError **error);
+const ClinferNode *clinfer_ocl_late_node_get (const OclLateNode *late);
+void clinfer_ocl_late_node_free (OclLateNode *late);
+
 /* ---- op factories (ocl-ops.c table; one file per family) ---- */
 
 typedef struct {
@@ -299,6 +316,7 @@ OCL_DECLARE_FAMILY (classify)
 OCL_DECLARE_FAMILY (instance_norm)
 OCL_DECLARE_FAMILY (lrn)
 OCL_DECLARE_FAMILY (cumsum)
+OCL_DECLARE_FAMILY (resize)
 
 /* ---- remote tensors (ocl-remote.c) ---- */
 

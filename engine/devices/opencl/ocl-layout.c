@@ -29,30 +29,66 @@ elem_strides (const ClinferShape *s, int64_t *st)
   }
 }
 
+/* Drops the size-1 dims of (@dims, @xs) and merges neighbours that are
+ * contiguous in x as well (xs_i == xs_i+1 * dims_i+1) into @d, @s; the
+ * collapsed rank (at least 1). A transpose NHWC -> NCHW becomes [C, H*W]
+ * read with strides [1, C]. */
+static int
+collapse_dims (const ClinferShape *dims, const int64_t *xs, int *d, int *s)
+{
+  int rank = 0;
+
+  for (int i = 0; i < dims->rank; i++) {
+    if (dims->dims[i] == 1)
+      continue;
+    if (rank > 0 && s[rank - 1] == xs[i] * dims->dims[i]) {
+      d[rank - 1] *= (int) dims->dims[i];
+      s[rank - 1] = (int) xs[i];
+      continue;
+    }
+    d[rank] = (int) dims->dims[i];
+    s[rank++] = (int) xs[i];
+  }
+  if (rank == 0) {
+    d[0] = 1;
+    s[0] = 0;
+    rank = 1;
+  }
+  return rank;
+}
+
+/* One gather_rows8 launch: rows of the collapsed last dim, 8 elements per
+ * work-item. */
 gboolean
 clinfer_ocl_gather_new (OclBuilder *b, ClinferElementType type,
     OclArgKind src_kind, guint src, OclArgKind dst_kind, guint dst,
     const ClinferShape *dims, const int64_t *xs, int64_t base, GError **error)
 {
   OclLaunch *l = clinfer_ocl_launch_new (b, "layout",
-      clinfer_ocl_elem_options (type), "gather_strided", error);
+      clinfer_ocl_elem_options (type), "gather_rows8", error);
   int d[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, s[8] = { 0 };
-  int64_t n = clinfer_shape_n_elements (dims);
+  int64_t n = clinfer_shape_n_elements (dims), rows;
+  int rank, last, ls;
 
   if (l == NULL)
     return FALSE;
-  for (int i = 0; i < dims->rank; i++) {
-    d[i] = (int) dims->dims[i];
-    s[i] = (int) xs[i];
-  }
+  rank = collapse_dims (dims, xs, d, s);
+  last = d[rank - 1];
+  ls = s[rank - 1];
+  /* The row dims: all but the last (one dim of 1 when there is none). */
+  d[rank - 1] = 1;
+  s[rank - 1] = 0;
+  rows = last > 0 ? n / last : 0;
   clinfer_ocl_arg_buffer (l, src_kind, src);
   clinfer_ocl_arg_buffer (l, dst_kind, dst);
-  clinfer_ocl_arg_int (l, (int) n);
-  clinfer_ocl_arg_int (l, MAX (dims->rank, 1));
+  clinfer_ocl_arg_int (l, last);
+  clinfer_ocl_arg_int (l, ls);
+  clinfer_ocl_arg_int (l, MAX (rank - 1, 1));
   clinfer_ocl_arg_int8 (l, d, 8);
   clinfer_ocl_arg_int8 (l, s, 8);
   clinfer_ocl_arg_int (l, (int) base);
-  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  clinfer_ocl_launch_set_global (l, 2, n > 0 ? (last + 7) / 8 : 0,
+      n > 0 ? rows : 0, 1);
   return TRUE;
 }
 
@@ -189,7 +225,7 @@ gboolean
 clinfer_ocl_slice_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   for (guint i = 1; i < node->n_inputs; i++)
-    if (node->inputs[i].node && clinfer_ocl_const_input (node, i) == NULL) {
+    if (node->inputs[i].node && !clinfer_ocl_input_known (node, i)) {
       *reason = "starts, ends, axes or steps are not constants";
       return FALSE;
     }
@@ -295,7 +331,7 @@ clinfer_ocl_concat_build (OclBuilder *b, const ClinferNode *node,
     OclLaunch *l;
     if (n_in * inner == 0)
       continue;
-    l = clinfer_ocl_launch_new (b, "layout", opts, "copy_block", error);
+    l = clinfer_ocl_launch_new (b, "layout", opts, "copy_block8", error);
     if (l == NULL)
       return FALSE;
     clinfer_ocl_arg_input (l, i);
@@ -304,7 +340,7 @@ clinfer_ocl_concat_build (OclBuilder *b, const ClinferNode *node,
     clinfer_ocl_arg_int (l, (int) (n_in * inner));
     clinfer_ocl_arg_int (l, (int) (n_out * inner));
     clinfer_ocl_arg_int (l, (int) (offset * inner));
-    clinfer_ocl_launch_set_global (l, 2, n_in * inner, outer, 1);
+    clinfer_ocl_launch_set_global (l, 2, (n_in * inner + 7) / 8, outer, 1);
     offset += n_in;
   }
   return TRUE;

@@ -116,5 +116,7 @@ const OclOpEntry clinfer_ocl_ops[] = {
   { "", "InstanceNormalization", FAMILY (instance_norm) },
   { "", "LRN", FAMILY (lrn) },
   { "", "CumSum", FAMILY (cumsum) },
+  { "", "Resize", FAMILY (resize) },
+  { "", "Upsample", FAMILY (resize) },
   { NULL }
 };

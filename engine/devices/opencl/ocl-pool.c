@@ -39,6 +39,34 @@ to_dhw (const int64_t *v, int n, int fill, int out[3])
   }
 }
 
+/* MaxPool whose windows stay inside each row: 8 outputs per work-item. */
+static gboolean
+pool_max8 (OclBuilder *b, const ClinferNode *node, const int *in,
+    const int *out, const int *k, const int *s, const int *d, const int *pb,
+    GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  OclLaunch *l = clinfer_ocl_launch_new (b, "pool",
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "pool_max8",
+      error);
+
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) xs->dims[1]);
+  clinfer_ocl_arg_int4 (l, in[0], in[1], in[2], 0);
+  clinfer_ocl_arg_int4 (l, out[0], out[1], out[2], 0);
+  clinfer_ocl_arg_int4 (l, k[0], k[1], k[2], 0);
+  clinfer_ocl_arg_int4 (l, s[0], s[1], s[2], 0);
+  clinfer_ocl_arg_int4 (l, d[0], d[1], d[2], 0);
+  clinfer_ocl_arg_int4 (l, pb[0], pb[1], pb[2], 0);
+  clinfer_ocl_launch_set_global (l, 3, (size_t) out[1] * out[2] / 8,
+      xs->dims[1], xs->dims[0]);
+  clinfer_ocl_launch_tile0 (l, 16);
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
 {
@@ -66,6 +94,9 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
   to_dhw (win.pad_begin, win.n, 0, pb);
   to_dhw (win.pad_end, win.n, 0, pe);
   mode = is_max ? 0 : include_pad ? 2 : 1;
+  if (is_max && !has_idx && win.n == 2 && out[2] % 8 == 0 && pb[2] == 0
+      && (out[2] - 1) * s[2] + (k[2] - 1) * d[2] < in[2])
+    return pool_max8 (b, node, in, out, k, s, d, pb, error);
   l = clinfer_ocl_launch_new (b, "pool",
       clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "pool_window",
       error);

@@ -64,7 +64,7 @@ clinfer_ocl_reduce_supports (const OclDevice *dev, const ClinferNode *node, cons
   ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
 
   if (node->n_inputs > 1 && node->inputs[1].node
-      && clinfer_ocl_const_input (node, 1) == NULL) {
+      && !clinfer_ocl_input_known (node, 1)) {
     *reason = "axes are not constants";
     return FALSE;
   }

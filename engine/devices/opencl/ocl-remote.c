@@ -174,3 +174,11 @@ clinfer_ocl_create_remote (ClinferRemoteContext *context,
         g_variant_new_uint64 ((guintptr) host));
   return t;
 }
+
+gpointer
+clinfer_ocl_remote_program (ClinferRemoteContext *context, const char *name,
+    const char *options, GError **error)
+{
+  return clinfer_ocl_program_get (((OclDevice *) context->device)->core, name,
+      options, error);
+}

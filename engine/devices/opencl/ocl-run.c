@@ -22,6 +22,16 @@ typedef struct {
   gsize bytes;
 } HostWrap;
 
+/* A dynamic step as last built (ocl-late.c), for the shapes and parameter
+ * values in @key. */
+typedef struct {
+  char *key;
+  OclLateNode *node;
+  OclStepImpl *impl;
+  cl_kernel *kernels;        /* per launch */
+  cl_mem *scratch;
+} LateStep;
+
 typedef struct {
   ClinferDeviceRun base;
   OclDevice *dev;
@@ -37,8 +47,34 @@ typedef struct {
   HostWrap *wraps;           /* per input */
   cl_mem *in_bufs;           /* per input: device copy when not wrapped */
   ClinferTensor **in_host;   /* per input: host copy of a remote input */
+  LateStep *late;            /* per step: dynamic steps built at run time */
+  cl_mem *dyn_mems;          /* per slot: buffer of a dynamic slot */
+  gsize *dyn_bytes;          /* per slot: its size */
   guint n_slots, n_inputs;
 } OclRun;
+
+static void
+release_step_objects (OclStepImpl *impl, cl_kernel *kernels, cl_mem *scratch)
+{
+  for (guint j = 0; impl && kernels && j < impl->launches->len; j++)
+    if (kernels[j])
+      clReleaseKernel (kernels[j]);
+  for (guint j = 0; impl && scratch && j < impl->scratch->len; j++)
+    if (scratch[j])
+      clReleaseMemObject (scratch[j]);
+  g_free (kernels);
+  g_free (scratch);
+}
+
+static void
+late_step_clear (LateStep *l)
+{
+  release_step_objects (l->impl, l->kernels, l->scratch);
+  clinfer_ocl_step_impl_free (l->impl);
+  clinfer_ocl_late_node_free (l->node);
+  g_free (l->key);
+  memset (l, 0, sizeof (*l));
+}
 
 void
 clinfer_ocl_free_run (ClinferDeviceRun *base)
@@ -46,22 +82,16 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
   OclRun *r = (OclRun *) base;
   ClinferPlan *plan = base->plan;
 
-  if (r->kernels) {
-    for (guint i = 0; i < plan->steps->len; i++) {
-      OclStepImpl *impl = r->op->steps[i];
-      for (guint j = 0; impl && r->kernels[i] && j < impl->launches->len; j++)
-        if (r->kernels[i][j])
-          clReleaseKernel (r->kernels[i][j]);
-      g_free (r->kernels[i]);
-      for (guint j = 0; impl && r->scratch[i] && j < impl->scratch->len; j++)
-        if (r->scratch[i][j])
-          clReleaseMemObject (r->scratch[i][j]);
-      g_free (r->scratch[i]);
-    }
-  }
+  if (r->kernels)
+    for (guint i = 0; i < plan->steps->len; i++)
+      release_step_objects (r->op->steps[i], r->kernels[i], r->scratch[i]);
+  for (guint i = 0; r->late && i < plan->steps->len; i++)
+    late_step_clear (&r->late[i]);
   for (guint i = 0; i < r->n_slots; i++) {
     if (r->arena_mems[i])
       clReleaseMemObject (r->arena_mems[i]);
+    if (r->dyn_mems[i])
+      clReleaseMemObject (r->dyn_mems[i]);
     g_clear_pointer (&r->host[i], clinfer_tensor_unref);
   }
   for (guint i = 0; i < r->n_inputs; i++) {
@@ -83,6 +113,9 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
   g_free (r->wraps);
   g_free (r->in_bufs);
   g_free (r->in_host);
+  g_free (r->late);
+  g_free (r->dyn_mems);
+  g_free (r->dyn_bytes);
   g_free (r);
 }
 
@@ -125,62 +158,63 @@ create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
   return TRUE;
 }
 
+/* Scratch buffers and kernel objects per launch of @impl, with their
+ * constant arguments set. */
 static gboolean
-create_scratch (OclRun *r, guint step, OclStepImpl *impl, GError **error)
+create_step_objects (OclRun *r, OclStepImpl *impl, cl_kernel **kernels,
+    cl_mem **scratch, GError **error)
 {
   cl_int err = CL_SUCCESS;
 
-  r->scratch[step] = g_new0 (cl_mem, MAX (impl->scratch->len, 1));
+  *scratch = g_new0 (cl_mem, MAX (impl->scratch->len, 1));
   for (guint j = 0; j < impl->scratch->len && err == CL_SUCCESS; j++)
-    r->scratch[step][j] = clCreateBuffer (r->dev->core->context,
+    (*scratch)[j] = clCreateBuffer (r->dev->core->context,
         CL_MEM_READ_WRITE, g_array_index (impl->scratch, gsize, j), NULL, &err);
-  return clinfer_ocl_check (err, "clCreateBuffer (scratch)", error);
+  if (!clinfer_ocl_check (err, "clCreateBuffer (scratch)", error))
+    return FALSE;
+  *kernels = g_new0 (cl_kernel, MAX (impl->launches->len, 1));
+  for (guint j = 0; j < impl->launches->len; j++) {
+    OclLaunch *l = g_ptr_array_index (impl->launches, j);
+    cl_kernel k;
+    if (l->kind != OCL_LAUNCH_KERNEL)
+      continue;
+    k = (*kernels)[j] = clCreateKernel (l->program, l->kernel_name, &err);
+    if (!clinfer_ocl_check (err, l->kernel_name, error))
+      return FALSE;
+    for (guint a = 0; a < l->args->len && err == CL_SUCCESS; a++) {
+      OclArg *arg = &g_array_index (l->args, OclArg, a);
+      switch (arg->kind) {
+        case OCL_ARG_MEM: err = clSetKernelArg (k, a, sizeof (cl_mem), &arg->mem); break;
+        case OCL_ARG_INT: err = clSetKernelArg (k, a, sizeof (cl_int), &arg->i); break;
+        case OCL_ARG_FLOAT: err = clSetKernelArg (k, a, sizeof (cl_float), &arg->f); break;
+        case OCL_ARG_INT4: err = clSetKernelArg (k, a, sizeof (cl_int4), arg->v); break;
+        case OCL_ARG_INT8: err = clSetKernelArg (k, a, sizeof (cl_int8), arg->v); break;
+        case OCL_ARG_RAW: err = clSetKernelArg (k, a, arg->bytes, arg->v); break;
+        case OCL_ARG_LOCAL: err = clSetKernelArg (k, a, arg->bytes, NULL); break;
+        case OCL_ARG_SCRATCH:
+          err = clSetKernelArg (k, a, sizeof (cl_mem), &(*scratch)[arg->port]);
+          break;
+        default: break;
+      }
+    }
+    if (!clinfer_ocl_check (err, l->kernel_name, error)) {
+      g_prefix_error (error, "clSetKernelArg: ");
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
-/* Kernel objects per launch, with their constant arguments set. */
 static gboolean
 create_kernels (OclRun *r, ClinferPlan *plan, GError **error)
 {
   r->kernels = g_new0 (cl_kernel *, MAX (plan->steps->len, 1));
   r->scratch = g_new0 (cl_mem *, MAX (plan->steps->len, 1));
-  for (guint i = 0; i < plan->steps->len; i++) {
-    OclStepImpl *impl = r->op->steps[i];
-    if (impl == NULL)
-      continue;
-    if (!create_scratch (r, i, impl, error))
+  r->late = g_new0 (LateStep, MAX (plan->steps->len, 1));
+  for (guint i = 0; i < plan->steps->len; i++)
+    if (r->op->steps[i] && !create_step_objects (r, r->op->steps[i],
+            &r->kernels[i], &r->scratch[i], error))
       return FALSE;
-    r->kernels[i] = g_new0 (cl_kernel, MAX (impl->launches->len, 1));
-    for (guint j = 0; j < impl->launches->len; j++) {
-      OclLaunch *l = g_ptr_array_index (impl->launches, j);
-      cl_int err = CL_SUCCESS;
-      cl_kernel k;
-      if (l->kind != OCL_LAUNCH_KERNEL)
-        continue;
-      k = r->kernels[i][j] = clCreateKernel (l->program, l->kernel_name, &err);
-      if (!clinfer_ocl_check (err, l->kernel_name, error))
-        return FALSE;
-      for (guint a = 0; a < l->args->len && err == CL_SUCCESS; a++) {
-        OclArg *arg = &g_array_index (l->args, OclArg, a);
-        switch (arg->kind) {
-          case OCL_ARG_MEM: err = clSetKernelArg (k, a, sizeof (cl_mem), &arg->mem); break;
-          case OCL_ARG_INT: err = clSetKernelArg (k, a, sizeof (cl_int), &arg->i); break;
-          case OCL_ARG_FLOAT: err = clSetKernelArg (k, a, sizeof (cl_float), &arg->f); break;
-          case OCL_ARG_INT4: err = clSetKernelArg (k, a, sizeof (cl_int4), arg->v); break;
-          case OCL_ARG_INT8: err = clSetKernelArg (k, a, sizeof (cl_int8), arg->v); break;
-          case OCL_ARG_RAW: err = clSetKernelArg (k, a, arg->bytes, arg->v); break;
-          case OCL_ARG_LOCAL: err = clSetKernelArg (k, a, arg->bytes, NULL); break;
-          case OCL_ARG_SCRATCH:
-            err = clSetKernelArg (k, a, sizeof (cl_mem), &r->scratch[i][arg->port]);
-            break;
-          default: break;
-        }
-      }
-      if (!clinfer_ocl_check (err, l->kernel_name, error)) {
-        g_prefix_error (error, "clSetKernelArg: ");
-        return FALSE;
-      }
-    }
-  }
   return TRUE;
 }
 
@@ -203,6 +237,8 @@ clinfer_ocl_create_run (ClinferDevice *device, ClinferPlan *plan,
   r->wraps = g_new0 (HostWrap, MAX (r->n_inputs, 1));
   r->in_bufs = g_new0 (cl_mem, MAX (r->n_inputs, 1));
   r->in_host = g_new0 (ClinferTensor *, MAX (r->n_inputs, 1));
+  r->dyn_mems = g_new0 (cl_mem, MAX (r->n_slots, 1));
+  r->dyn_bytes = g_new0 (gsize, MAX (r->n_slots, 1));
   for (guint i = 0; i < r->n_slots; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
     if (s->kind == CLINFER_SLOT_CONSTANT)
@@ -225,6 +261,27 @@ slot_bytes (const ClinferTensor *t)
   return t ? clinfer_tensor_get_byte_size (t) : 0;
 }
 
+/* The buffer of dynamic slot @si, grown to @bytes when smaller. */
+static cl_mem
+dynamic_mem (OclRun *r, guint si, gsize bytes, GError **error)
+{
+  cl_int err = CL_SUCCESS;
+
+  if (r->dyn_mems[si] && r->dyn_bytes[si] >= bytes)
+    return r->dyn_mems[si];
+  if (r->dyn_mems[si])
+    clReleaseMemObject (r->dyn_mems[si]);
+  r->dyn_bytes[si] = 0;
+  r->dyn_mems[si] = clCreateBuffer (r->dev->core->context, CL_MEM_READ_WRITE,
+      MAX (bytes, 4), NULL, &err);
+  if (!clinfer_ocl_check (err, "clCreateBuffer (dynamic tensor)", error)) {
+    r->dyn_mems[si] = NULL;
+    return NULL;
+  }
+  r->dyn_bytes[si] = bytes;
+  return r->dyn_mems[si];
+}
+
 static gboolean
 ensure_device (OclRun *r, guint si, ClinferRunIO *io, GError **error)
 {
@@ -243,6 +300,9 @@ ensure_device (OclRun *r, guint si, ClinferRunIO *io, GError **error)
       return FALSE;
     r->slot_mem[si] = r->in_bufs[k];
   }
+  if (r->slot_mem[si] == NULL && s->kind == CLINFER_SLOT_DYNAMIC
+      && !(r->slot_mem[si] = dynamic_mem (r, si, bytes, error)))
+    return FALSE;
   if (r->slot_mem[si] == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
         "internal: slot %u has no device buffer", si);
@@ -525,22 +585,141 @@ run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
 }
 
 static gboolean
-run_device_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
-    GError **error)
+run_device_step (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
+    ClinferStep *st, ClinferRunIO *io, GError **error)
 {
-  OclStepImpl *impl = r->op->steps[index];
-
   for (guint j = 0; j < st->node->n_inputs; j++)
     if (st->in_slots[j] != G_MAXUINT && OCL_INPUT_USED (impl, j)
         && !ensure_device (r, st->in_slots[j], io, error))
       return FALSE;
   for (guint j = 0; j < impl->launches->len; j++)
     if (!run_launch (r, st, g_ptr_array_index (impl->launches, j),
-            r->kernels[index][j], error))
+            kernels[j], error))
       return FALSE;
   for (guint j = 0; j < st->node->n_outputs; j++)
     r->state[st->out_slots[j]] = ON_DEVICE;
   return TRUE;
+}
+
+/* Input @j of a dynamic step as its op's infer sees it: type, shape and,
+ * for small parameter inputs (axes, sizes, scales...), the value, brought
+ * to the host (a few bytes). */
+static gboolean
+late_input (OclRun *r, ClinferStep *st, guint j, ClinferValueInfo *v,
+    GString *key, ClinferRunIO *io, GError **error)
+{
+  guint si = st->in_slots[j];
+  ClinferSlot *s;
+  const ClinferShape *shape;
+  int64_t n;
+
+  v->shape = clinfer_shape_unknown ();
+  if (si == G_MAXUINT) {
+    g_string_append (key, "-;");
+    return TRUE;
+  }
+  s = &g_array_index (r->base.plan->slots, ClinferSlot, si);
+  v->present = TRUE;
+  v->type = s->type;
+  if (r->host[si])
+    shape = clinfer_tensor_get_shape (r->host[si]);
+  else if (s->kind == CLINFER_SLOT_INPUT)
+    shape = &r->base.plan->input_shapes[s->input_index];
+  else
+    shape = &s->shape;
+  v->shape = *shape;
+  n = clinfer_shape_n_elements (shape);
+  for (int d = 0; d < shape->rank; d++)
+    g_string_append_printf (key, "%" G_GINT64_FORMAT ",", shape->dims[d]);
+  if (j > 0 && n >= 0 && n <= 64 && clinfer_element_type_size (s->type) > 0
+      && s->type != CLINFER_TYPE_STRING) {
+    if (!ensure_host (r, si, io, error))
+      return FALSE;
+    v->value = r->host[si];
+    g_string_append_c (key, '=');
+    for (gsize b = 0; b < clinfer_tensor_get_byte_size (r->host[si]); b++)
+      g_string_append_printf (key, "%02x",
+          ((const guint8 *) clinfer_tensor_get_const_data (r->host[si]))[b]);
+  }
+  g_string_append_c (key, ';');
+  return TRUE;
+}
+
+/* Builds dynamic step @index for the current inputs unless it was last
+ * built for the same shapes and parameter values. */
+static gboolean
+late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
+    GError **error)
+{
+  LateStep *l = &r->late[index];
+  ClinferNode *node = st->node;
+  g_autofree ClinferValueInfo *in = g_new0 (ClinferValueInfo, MAX (node->n_inputs, 1));
+  g_autoptr (GString) key = g_string_new (NULL);
+  ClinferStep step;
+  OclBuilder b;
+  const OclOpEntry *e;
+  gboolean ok;
+
+  for (guint j = 0; j < node->n_inputs; j++)
+    if (!late_input (r, st, j, &in[j], key, io, error))
+      return FALSE;
+  if (l->key && strcmp (l->key, key->str) == 0)
+    return TRUE;
+  late_step_clear (l);
+  if (!(l->node = clinfer_ocl_late_node_new (node, in, error)))
+    return FALSE;
+  step = *st;
+  step.node = (ClinferNode *) clinfer_ocl_late_node_get (l->node);
+  for (guint j = 0; j < node->n_outputs; j++)
+    if (!clinfer_shape_is_static (&step.node->outputs[j].shape)
+        || clinfer_shape_n_elements (&step.node->outputs[j].shape) > G_MAXINT32 / 2) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "output %u has no concrete shape or is too large at run time", j);
+      return FALSE;
+    }
+  b = (OclBuilder) { r->dev, r->base.plan, &step, clinfer_ocl_step_impl_new () };
+  l->impl = b.impl;
+  e = clinfer_ocl_op_lookup (node);
+  ok = e && e->build (&b, step.node, error);
+  if (!ok || !create_step_objects (r, l->impl, &l->kernels, &l->scratch, error))
+    return FALSE;
+  clinfer_ocl_step_impl_finish (l->impl);
+  l->key = g_string_free (g_steal_pointer (&key), FALSE);
+  return TRUE;
+}
+
+/* A dynamic step: built for the actual inputs, outputs in buffers of
+ * their actual size. */
+static gboolean
+run_late_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
+    GError **error)
+{
+  ClinferPlan *plan = r->base.plan;
+  LateStep *l = &r->late[index];
+  const ClinferNode *late;
+
+  if (!late_build (r, index, st, io, error)) {
+    late_step_clear (l);
+    return FALSE;
+  }
+  late = clinfer_ocl_late_node_get (l->node);
+  for (guint j = 0; j < st->node->n_outputs; j++) {
+    guint si = st->out_slots[j];
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
+    const ClinferPortDesc *d = &late->outputs[j];
+    ClinferTensor *t;
+    if (s->kind == CLINFER_SLOT_ARENA)
+      continue;              /* this output has a static shape */
+    t = clinfer_tensor_new (d->type, &d->shape, error);
+    if (t == NULL)
+      return FALSE;
+    set_host (r, si, t);
+    clinfer_tensor_unref (t);
+    r->slot_mem[si] = dynamic_mem (r, si, slot_bytes (t), error);
+    if (r->slot_mem[si] == NULL)
+      return FALSE;
+  }
+  return run_device_step (r, l->impl, l->kernels, st, io, error);
 }
 
 static gboolean
@@ -572,8 +751,12 @@ clinfer_ocl_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
   for (guint i = 0; ok && i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
     gint64 t0 = io->profile ? g_get_monotonic_time () : 0;
-    ok = st->fallback ? run_fallback_step (r, st, io, error)
-        : run_device_step (r, i, st, io, error);
+    if (st->fallback)
+      ok = run_fallback_step (r, st, io, error);
+    else if (st->dynamic)
+      ok = run_late_step (r, i, st, io, error);
+    else
+      ok = run_device_step (r, r->op->steps[i], r->kernels[i], st, io, error);
     if (ok && io->profile) {
       clFinish (q);
       clinfer_profile_record (io->profile, st,

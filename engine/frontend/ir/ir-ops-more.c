@@ -890,6 +890,29 @@ tr_extension (IrReader *r, IrLayer *l, GError **error)
 const IrOpDef clinfer_ir_extension_op =
   { "*", 0, 0, 0, G_MAXUINT, 0, G_MAXUINT, tr_extension, NULL, 0 };
 
+static gboolean
+tr_foreign (IrReader *r, IrLayer *l, GError **error)
+{
+  ClinferNode *n = ir_add_node (r, l, l->type, 1, l->inputs->len,
+      l->outputs->len, NULL);
+  GHashTableIter it;
+  gpointer k, v;
+
+  for (guint i = 0; i < l->inputs->len; i++)
+    ir_sink (l, i, n, i);
+  for (guint i = 0; i < l->outputs->len; i++)
+    ir_output (r, l, i, n, i);
+  g_free (n->domain);
+  n->domain = g_strdup (l->version);
+  g_hash_table_iter_init (&it, l->data);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    clinfer_node_set_attr (n, k, clinfer_attr_new_string (v));
+  return TRUE;
+}
+
+const IrOpDef clinfer_ir_foreign_op =
+  { "*", 0, 0, 0, G_MAXUINT, 0, G_MAXUINT, tr_foreign, NULL, 0 };
+
 /* ---------------------------------------------------------------- */
 /* Table                                                             */
 

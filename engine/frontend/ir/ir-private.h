@@ -79,6 +79,11 @@ extern const IrOpDef clinfer_ir_ops_basic[];
 extern const IrOpDef clinfer_ir_ops_more[];
 /* Any layer whose version is CLINFER_IR_EXTENSION_OPSET. */
 extern const IrOpDef clinfer_ir_extension_op;
+/* A layer whose version is not an opset ("opsetN") names an extension
+ * (OpenVINO's custom operations): it becomes a node of op type = layer
+ * type in domain = version, with the <data> attributes as text, for a
+ * custom op of that domain to handle (docs/custom-ops.md). */
+extern const IrOpDef clinfer_ir_foreign_op;
 const IrOpDef *clinfer_ir_op_lookup (const char *type, int opset,
     gboolean *type_known);
 

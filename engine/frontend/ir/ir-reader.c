@@ -1089,6 +1089,11 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
     l->def = &clinfer_ir_extension_op;
     return TRUE;
   }
+  if (l->opset == 0 && !g_str_has_prefix (l->version, "opset")
+      && *l->version != '\0') {
+    l->def = &clinfer_ir_foreign_op;
+    return TRUE;
+  }
   if (l->opset == 0) {
     ir_set_error (r, l, error, CLINFER_ERROR_UNSUPPORTED_OP,
         "opset '%s' is not supported (expected opset1..opset%d)", l->version,

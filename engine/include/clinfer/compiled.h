@@ -2,6 +2,7 @@
 #pragma once
 
 #include <clinfer/model.h>
+#include <clinfer/custom-op.h>
 
 G_BEGIN_DECLS
 
@@ -41,9 +42,19 @@ gboolean clinfer_compile_config_get_allow_fallback (const ClinferCompileConfig *
 void clinfer_compile_config_set_config_file (ClinferCompileConfig *config,
     const char *path);
 const char *clinfer_compile_config_get_config_file (const ClinferCompileConfig *config);
-/* Shared library of custom CPU ops. */
-void clinfer_compile_config_add_custom_lib (ClinferCompileConfig *config,
-    const char *path);
+/* Loads the shared library of custom CPU ops at @path (with GModule) and
+ * calls its registration function (see <clinfer/custom-op.h>). The ops
+ * then apply to models read with clinfer_model_read_with_config() and
+ * compiled with this config. FALSE with an error naming @path when the
+ * library is missing, lacks the function, has a wrong ABI version, its
+ * registration fails or an op name clashes. */
+gboolean clinfer_compile_config_add_custom_lib (ClinferCompileConfig *config,
+    const char *path, GError **error);
+/* Adds custom ops from code (each struct is copied). Same checks. */
+gboolean clinfer_compile_config_add_custom_ops (ClinferCompileConfig *config,
+    const ClinferCustomOp *const *ops, guint n_ops, GError **error);
+/* Number of custom ops the config holds. */
+guint clinfer_compile_config_get_n_custom_ops (const ClinferCompileConfig *config);
 /* Per-node timing in requests (small overhead per node). */
 void clinfer_compile_config_set_profiling (ClinferCompileConfig *config,
     gboolean enable);
@@ -102,11 +113,23 @@ ClinferRequest *clinfer_compiled_create_request (ClinferCompiled *compiled,
 void clinfer_request_free (ClinferRequest *request);
 
 /* Binds @tensor (a reference is taken) as input @name. Type must match
- * the input; the shape must fit its static dims. */
+ * the input; the shape must fit its static dims. A tensor standing for a
+ * remote tensor (clinfer_remote_tensor_to_tensor()) is bound as that
+ * remote tensor, in place. */
 gboolean clinfer_request_set_input (ClinferRequest *request, const char *name,
     ClinferTensor *tensor, GError **error);
 gboolean clinfer_request_set_input_by_index (ClinferRequest *request,
     guint index, ClinferTensor *tensor, GError **error);
+/* Makes output @index land in @tensor (a reference is taken): a host
+ * tensor of the output's element type and static shape, contiguous, into
+ * which each inference writes that output (clinfer_request_get_output()
+ * then returns @tensor); or a tensor standing for a remote tensor, written
+ * on the device without a copy (get_output() then returns NULL for it).
+ * NULL unbinds. */
+gboolean clinfer_request_set_output (ClinferRequest *request, guint index,
+    ClinferTensor *tensor, GError **error);
+gboolean clinfer_request_set_output_by_name (ClinferRequest *request,
+    const char *name, ClinferTensor *tensor, GError **error);
 gboolean clinfer_request_infer (ClinferRequest *request, GError **error);
 /* (transfer none) Output @index of the last successful inference; valid
  * until the next clinfer_request_infer() or free. NULL if none. */

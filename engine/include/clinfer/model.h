@@ -29,6 +29,16 @@ typedef struct _ClinferModel ClinferModel;
 /* (transfer full) Reads a model; the format is chosen by the file's
  * extension and magic. NULL with a CLINFER_ERROR naming @path on failure. */
 ClinferModel *clinfer_model_read (const char *path, GError **error);
+
+typedef struct _ClinferCompileConfig ClinferCompileConfig;
+
+/* Like clinfer_model_read(), with the extensions of @config: nodes whose
+ * op is a custom CPU op of the config (clinfer_compile_config_add_custom_lib())
+ * or a custom OpenCL layer of its config file resolve to it instead of
+ * being reported as unknown. Compile the model with the same config (or
+ * one holding the same extensions). @config may be NULL. */
+ClinferModel *clinfer_model_read_with_config (const char *path,
+    const ClinferCompileConfig *config, GError **error);
 ClinferModel *clinfer_model_ref (ClinferModel *model);
 void clinfer_model_unref (ClinferModel *model);
 

@@ -78,6 +78,16 @@ const char *clinfer_remote_context_get_device_name (const ClinferRemoteContext *
 /* (transfer none) Property @key, or NULL. */
 GVariant *clinfer_remote_context_get_property (const ClinferRemoteContext *context,
     const char *key);
+/* (transfer none) The cl_program of clinfer's embedded OpenCL kernel
+ * file @name (kernels/<name>.cl after kernels/common.cl, e.g.
+ * "preprocess") built for the context's device with @options (may be
+ * NULL), so applications can run clinfer's helper kernels on the
+ * context's OCL_QUEUE. Built once per context and cached on disk; valid
+ * while the context lives. NULL with CLINFER_ERROR_INVALID_ARGUMENT on a
+ * context without OpenCL, CLINFER_ERROR_DEVICE for an unknown @name or a
+ * build failure (the build log in the message). */
+gpointer clinfer_remote_context_get_program (ClinferRemoteContext *context,
+    const char *name, const char *options, GError **error);
 
 /* Compile on @context (a reference is taken; NULL clears it). The
  * context's device replaces the config's device string. */
@@ -164,6 +174,17 @@ gboolean clinfer_remote_tensor_read (ClinferRemoteTensor *tensor,
     ClinferTensor *host, GError **error);
 gboolean clinfer_remote_tensor_write (ClinferRemoteTensor *tensor,
     const ClinferTensor *host, GError **error);
+
+/* (transfer full) A #ClinferTensor standing for @tensor (a reference is
+ * taken), so the request's ordinary clinfer_request_set_input() and
+ * clinfer_request_set_output() bind it, without a copy, like
+ * clinfer_request_set_remote_input() / _output(). It has @tensor's type,
+ * shape and strides but no host data: clinfer_tensor_get_data() returns
+ * NULL and clinfer_tensor_copy() fails. */
+ClinferTensor *clinfer_remote_tensor_to_tensor (ClinferRemoteTensor *tensor);
+/* (transfer none) The remote tensor @tensor stands for, or NULL for a
+ * host tensor. */
+ClinferRemoteTensor *clinfer_tensor_get_remote (const ClinferTensor *tensor);
 
 /* ---- requests ---- */
 

@@ -1,0 +1,460 @@
+/* clinfer — the oneDNN fast path's ops: which nodes it takes and the
+ * primitives it builds for them at compile time (Conv / FusedConv with
+ * bias, residual and activation post-ops and weights in the primitive's
+ * preferred layout; MaxPool; the zero channel pad Concat (x, zeros)). */
+#include "devices/cpu/onednn-internal.h"
+#include "ops/conv.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define SCRATCH_ALIGN 64
+
+static gboolean
+is_op (const ClinferNode *node, const char *domain, const char *op_type)
+{
+  const char *d = strcmp (node->domain, "ai.onnx") == 0 ? "" : node->domain;
+  return strcmp (d, domain) == 0 && strcmp (node->op_type, op_type) == 0;
+}
+
+static gboolean
+is_f32_4d (const ClinferPortDesc *d)
+{
+  return d && d->type == CLINFER_TYPE_F32 && d->shape.rank == 4
+      && clinfer_shape_is_static (&d->shape);
+}
+
+static gboolean
+slot_is (const ClinferPlan *plan, guint slot, ClinferSlotKind kind)
+{
+  return slot != G_MAXUINT
+      && g_array_index (plan->slots, ClinferSlot, slot).kind == kind;
+}
+
+/* An activation input: produced at run time, in the arena or bound. */
+static gboolean
+activation_slot (const ClinferPlan *plan, guint slot)
+{
+  return slot_is (plan, slot, CLINFER_SLOT_ARENA)
+      || slot_is (plan, slot, CLINFER_SLOT_INPUT);
+}
+
+static gboolean
+conv_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 2);
+  ClinferPortDesc *z = node->n_inputs > 3 ? clinfer_node_input_desc (node, 3) : NULL;
+  const ClinferConvParams *p = node->op_data;
+
+  if (p == NULL || !is_f32_4d (x) || !is_f32_4d (w) || w->value == NULL
+      || !is_f32_4d (&node->outputs[0]) || !activation_slot (plan, st->in_slots[0]))
+    return FALSE;
+  if (b && (b->value == NULL || b->type != CLINFER_TYPE_F32))
+    return FALSE;
+  if (z && (!is_f32_4d (z) || !activation_slot (plan, st->in_slots[3])))
+    return FALSE;
+  return p->group >= 1 && x->shape.dims[1] % p->group == 0
+      && w->shape.dims[0] % p->group == 0
+      && w->shape.dims[1] * p->group == x->shape.dims[1];
+}
+
+static gboolean
+pool_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  int64_t storage = 0;
+
+  return node->n_outputs == 1 && is_f32_4d (x) && is_f32_4d (&node->outputs[0])
+      && activation_slot (plan, st->in_slots[0])
+      && clinfer_node_attr_int (node, "storage_order", 0, &storage, NULL);
+}
+
+/* Concat (x, zeros) along channels of 4-D f32: a channel pad. */
+static gboolean
+pad_channels_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *zeros = node->n_inputs == 2 ? clinfer_node_input_desc (node, 1) : NULL;
+  int64_t axis = 0;
+  const float *v;
+
+  if (!is_f32_4d (x) || zeros == NULL || !is_f32_4d (zeros) || zeros->value == NULL
+      || x->value != NULL || !activation_slot (plan, st->in_slots[0])
+      || !clinfer_node_attr_int (node, "axis", 0, &axis, NULL)
+      || (axis != 1 && axis != -3))
+    return FALSE;
+  for (int i = 0; i < 4; i++)
+    if (i != 1 && x->shape.dims[i] != zeros->shape.dims[i])
+      return FALSE;
+  v = clinfer_tensor_get_const_data (zeros->value);
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (zeros->value); i++)
+    if (v[i] != 0.f)
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
+    OnednnOpKind *kind)
+{
+  const ClinferNode *node = st->node;
+
+  if (st->dynamic || node->n_outputs < 1
+      || !slot_is (plan, st->out_slots[0], CLINFER_SLOT_ARENA))
+    return FALSE;
+  if (is_op (node, "", "Conv") || is_op (node, "com.clinfer", "FusedConv")) {
+    *kind = ONEDNN_OP_CONV;
+    return conv_accepts (plan, st);
+  }
+  if (is_op (node, "", "MaxPool")) {
+    *kind = ONEDNN_OP_POOL;
+    return pool_accepts (plan, st);
+  }
+  if (is_op (node, "", "Concat")) {
+    *kind = ONEDNN_OP_PAD_CHANNELS;
+    return pad_channels_accepts (plan, st);
+  }
+  return FALSE;
+}
+
+char *
+clinfer_onednn_impl_name (const_dnnl_primitive_desc_t pd)
+{
+  const char *impl = NULL;
+
+  if (dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
+      != dnnl_success || impl == NULL)
+    impl = "unknown";
+  return g_strdup_printf ("onednn:%s", impl);
+}
+
+static gsize
+align_up (gsize n)
+{
+  return (n + SCRATCH_ALIGN - 1) & ~(gsize) (SCRATCH_ALIGN - 1);
+}
+
+/* Primitive from @pd (freed), its scratchpad placed at the start of the
+ * step's scratch region. */
+static gboolean
+create_primitive (OnednnStep *s, dnnl_primitive_desc_t pd, ClinferStep *st,
+    GError **error)
+{
+  const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md (pd,
+      dnnl_query_scratchpad_md, 0);
+  gboolean ok;
+
+  if (sp)
+    s->scratchpad_md = *sp;
+  g_free (st->kernel.name);
+  st->kernel.name = clinfer_onednn_impl_name (pd);
+  ok = clinfer_onednn_check (dnnl_primitive_create (&s->prim, pd),
+      "creating a primitive", error);
+  dnnl_primitive_desc_destroy (pd);
+  return ok;
+}
+
+/* Attributes: user-managed scratchpad, then the post-ops of a conv. */
+static gboolean
+make_attr (dnnl_primitive_attr_t *attr, GError **error)
+{
+  if (!clinfer_onednn_check (dnnl_primitive_attr_create (attr),
+          "creating attributes", error))
+    return FALSE;
+  return clinfer_onednn_check (dnnl_primitive_attr_set_scratchpad_mode (*attr,
+          dnnl_scratchpad_mode_user), "setting the scratchpad mode", error);
+}
+
+static gboolean
+append_activation (dnnl_post_ops_t po, const ClinferConvParams *p)
+{
+  switch (p->act) {
+    case CLINFER_ACT_RELU:
+      return dnnl_post_ops_append_eltwise (po, 1.f, dnnl_eltwise_relu, 0.f, 0.f)
+          == dnnl_success;
+    case CLINFER_ACT_LEAKY_RELU:
+      return dnnl_post_ops_append_eltwise (po, 1.f, dnnl_eltwise_relu,
+          p->act_alpha, 0.f) == dnnl_success;
+    case CLINFER_ACT_CLIP:
+      return dnnl_post_ops_append_eltwise (po, 1.f, dnnl_eltwise_clip_v2,
+          p->act_min, p->act_max) == dnnl_success;
+    default:
+      return TRUE;
+  }
+}
+
+/* Post-ops of FusedConv: residual (binary add, or sum when @as_sum), then
+ * the activation. */
+static gboolean
+conv_attr (const ClinferConvParams *p, const dnnl_memory_desc_t *z_md,
+    gboolean as_sum, dnnl_primitive_attr_t *attr, GError **error)
+{
+  dnnl_post_ops_t po = NULL;
+  gboolean ok;
+
+  if (!make_attr (attr, error))
+    return FALSE;
+  if (!clinfer_onednn_check (dnnl_post_ops_create (&po), "creating post-ops",
+          error))
+    return FALSE;
+  ok = z_md == NULL
+      || (as_sum ? dnnl_post_ops_append_sum (po, 1.f)
+          : dnnl_post_ops_append_binary (po, dnnl_binary_add, z_md)) == dnnl_success;
+  ok = ok && append_activation (po, p);
+  ok = ok && dnnl_primitive_attr_set_post_ops (*attr, po) == dnnl_success;
+  dnnl_post_ops_destroy (po);
+  if (!ok)
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "oneDNN: cannot set the convolution's post-ops");
+  return ok;
+}
+
+/* Reorders the constant @t (plain, @user_md) into a new buffer of @want. */
+static gboolean
+reorder_constant (dnnl_engine_t engine, const ClinferTensor *t,
+    const dnnl_memory_desc_t *user_md, const dnnl_memory_desc_t *want,
+    void **data, dnnl_memory_t *mem, GError **error)
+{
+  dnnl_memory_t src = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_primitive_t r = NULL;
+  dnnl_stream_t stream = NULL;
+  gsize bytes = dnnl_memory_desc_get_size (want);
+  gboolean ok;
+
+  *data = g_aligned_alloc0 (MAX (bytes, 1), 1, SCRATCH_ALIGN);
+  ok = clinfer_onednn_check (dnnl_memory_create (mem, want, engine, *data),
+          "creating the weights", error)
+      && clinfer_onednn_check (dnnl_memory_create (&src, user_md, engine,
+              (void *) clinfer_tensor_get_const_data ((ClinferTensor *) t)),
+          "wrapping the weights", error)
+      && clinfer_onednn_check (dnnl_reorder_primitive_desc_create (&pd, user_md,
+              engine, want, engine, NULL), "reordering the weights", error)
+      && clinfer_onednn_check (dnnl_primitive_create (&r, pd),
+          "reordering the weights", error)
+      && clinfer_onednn_check (dnnl_stream_create (&stream, engine,
+              dnnl_stream_default_flags), "creating a stream", error);
+  if (ok) {
+    dnnl_exec_arg_t args[] = { { DNNL_ARG_FROM, src }, { DNNL_ARG_TO, *mem } };
+    ok = clinfer_onednn_check (dnnl_primitive_execute (r, stream, 2, args),
+            "reordering the weights", error)
+        && clinfer_onednn_check (dnnl_stream_wait (stream),
+            "reordering the weights", error);
+  }
+  if (stream)
+    dnnl_stream_destroy (stream);
+  if (r)
+    dnnl_primitive_destroy (r);
+  if (pd)
+    dnnl_primitive_desc_destroy (pd);
+  if (src)
+    dnnl_memory_destroy (src);
+  return ok;
+}
+
+/* Lays out the step's scratch: scratchpad first, then the operands'
+ * temporaries. */
+static gboolean
+place_operands (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+    const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *z_md,
+    const dnnl_memory_desc_t *dst_md, GError **error)
+{
+  gsize end = align_up (dnnl_memory_desc_get_size (&s->scratchpad_md));
+
+  s->scratchpad_offset = 0;
+  if (!clinfer_onednn_operand_init (oplan, &s->src, st->in_slots[0], src_md,
+          FALSE, &end, error)
+      || (z_md && !clinfer_onednn_operand_init (oplan, &s->z, st->in_slots[3],
+              z_md, FALSE, &end, error))
+      || !clinfer_onednn_operand_init (oplan, &s->dst, st->out_slots[0], dst_md,
+          TRUE, &end, error))
+    return FALSE;
+  s->scratch_bytes = end;
+  return TRUE;
+}
+
+typedef struct {
+  dnnl_memory_desc_t src, weights, bias, dst, z, user_weights;
+  dnnl_dims_t strides, dilates, pad_l, pad_r;
+} ConvDescs;
+
+static gboolean
+conv_descs (ClinferOnednnPlan *oplan, const ClinferStep *st, ConvDescs *d,
+    GError **error)
+{
+  const ClinferNode *node = st->node;
+  const ClinferConvParams *p = node->op_data;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+  const ClinferShape *y = &node->outputs[0].shape;
+  ClinferWindow win;
+  dnnl_memory_desc_t slot_md;
+  int64_t g = p->group, m = w->shape.dims[0];
+
+  if (!clinfer_conv_window (node, &x->shape, &w->shape, &win, error))
+    return FALSE;
+  if (win.n != 2)
+    return TRUE;
+  for (int i = 0; i < 2; i++) {
+    d->strides[i] = win.stride[i];
+    d->dilates[i] = win.dilation[i] - 1;
+    d->pad_l[i] = win.pad_begin[i];
+    d->pad_r[i] = win.pad_end[i];
+  }
+  /* A few input channels (the first layer): plain input, no reorder. */
+  clinfer_onednn_slot_md (oplan, st->in_slots[0], &slot_md);
+  if (!oplan->blocked[st->in_slots[0]] && x->shape.dims[1] <= 4)
+    d->src = slot_md;
+  else
+    clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &d->src);
+  clinfer_onednn_md_4d (y, oplan->block_tag, &d->dst);
+  d->z = d->dst;
+  if (g == 1) {
+    dnnl_dims_t wd = { m, w->shape.dims[1], w->shape.dims[2], w->shape.dims[3] };
+    dnnl_memory_desc_init_by_tag (&d->user_weights, 4, wd, dnnl_f32, dnnl_oihw);
+    dnnl_memory_desc_init_by_tag (&d->weights, 4, wd, dnnl_f32, dnnl_format_tag_any);
+  } else {
+    dnnl_dims_t wd = { g, m / g, w->shape.dims[1], w->shape.dims[2], w->shape.dims[3] };
+    dnnl_memory_desc_init_by_tag (&d->user_weights, 5, wd, dnnl_f32, dnnl_goihw);
+    dnnl_memory_desc_init_by_tag (&d->weights, 5, wd, dnnl_f32, dnnl_format_tag_any);
+  }
+  {
+    dnnl_dims_t bd = { m };
+    dnnl_memory_desc_init_by_tag (&d->bias, 1, bd, dnnl_f32, dnnl_x);
+  }
+  return TRUE;
+}
+
+/* The convolution's primitive desc with @attr, NULL when unimplemented. */
+static dnnl_primitive_desc_t
+conv_pd (ClinferOnednnPlan *oplan, ConvDescs *d, gboolean with_bias,
+    dnnl_primitive_attr_t attr)
+{
+  dnnl_convolution_desc_t cd;
+  dnnl_primitive_desc_t pd = NULL;
+
+  if (dnnl_dilated_convolution_forward_desc_init (&cd, dnnl_forward_inference,
+          dnnl_convolution_direct, &d->src, &d->weights,
+          with_bias ? &d->bias : NULL, &d->dst, d->strides, d->dilates,
+          d->pad_l, d->pad_r) != dnnl_success
+      || dnnl_primitive_desc_create (&pd, &cd, attr, oplan->engine, NULL)
+          != dnnl_success)
+    return NULL;
+  return pd;
+}
+
+gboolean
+clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  const ClinferNode *node = st->node;
+  const ClinferConvParams *p = node->op_data;
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 2);
+  gboolean has_z = node->n_inputs > 3 && node->inputs[3].node != NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  ConvDescs d = { 0 };
+  const dnnl_memory_desc_t *wmd;
+
+  if (!conv_descs (oplan, st, &d, error))
+    return FALSE;
+  if (d.src.ndims == 0)
+    return FALSE;              /* not 2-D */
+  /* The residual as a binary post-op reads it in the kernel; where the
+   * implementation lacks that, it is copied into dst for a sum post-op. */
+  for (int as_sum = 0; as_sum < 2 && pd == NULL; as_sum++) {
+    if (!conv_attr (p, has_z ? &d.z : NULL, as_sum, &attr, error))
+      return FALSE;
+    pd = conv_pd (oplan, &d, b != NULL, attr);
+    dnnl_primitive_attr_destroy (attr);
+    s->z_as_sum = as_sum;
+    if (!has_z)
+      break;
+  }
+  if (pd == NULL)
+    return FALSE;
+  wmd = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
+  if (!reorder_constant (oplan->engine, w->value, &d.user_weights, wmd,
+          &s->weights_data, &s->weights, error)
+      || (b && !reorder_constant (oplan->engine, b->value, &d.bias, &d.bias,
+              &s->bias_data, &s->bias, error))
+      || !create_primitive (s, pd, (ClinferStep *) st, error))
+    return FALSE;
+  return place_operands (oplan, s, st, &d.src, has_z ? &d.z : NULL, &d.dst,
+      error);
+}
+
+gboolean
+clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  const ClinferShape *y = &node->outputs[0].shape;
+  ClinferWindowAttrs attrs;
+  ClinferWindow win;
+  dnnl_dims_t strides, kernel, dilation, pad_l, pad_r;
+  dnnl_memory_desc_t src, dst;
+  dnnl_pooling_v2_desc_t pdesc;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_status_t status;
+
+  if (!clinfer_window_attrs_parse (node, TRUE, &attrs, error)
+      || !clinfer_window_resolve (node, &attrs, 2, x->shape.dims + 2, NULL,
+          &win, error))
+    return FALSE;
+  for (int i = 0; i < 2; i++) {
+    strides[i] = win.stride[i];
+    kernel[i] = win.kernel[i];
+    dilation[i] = win.dilation[i] - 1;
+    pad_l[i] = win.pad_begin[i];
+    /* ceil_mode: the last window may start in the padding; max pooling
+     * ignores padded cells, so the right pad just has to reach it. */
+    pad_r[i] = MAX (win.pad_end[i], (y->dims[2 + i] - 1) * win.stride[i]
+        + (win.kernel[i] - 1) * win.dilation[i] + 1 - x->shape.dims[2 + i]
+        - win.pad_begin[i]);
+    if (win.pad_begin[i] >= win.kernel[i])
+      return FALSE;
+  }
+  clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
+  clinfer_onednn_md_4d (y, oplan->block_tag, &dst);
+  if (!make_attr (&attr, error))
+    return FALSE;
+  status = dnnl_pooling_v2_forward_desc_init (&pdesc, dnnl_forward_inference,
+      dnnl_pooling_max, &src, &dst, strides, kernel, dilation, pad_l, pad_r);
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create (&pd, &pdesc, attr, oplan->engine, NULL);
+  dnnl_primitive_attr_destroy (attr);
+  if (status != dnnl_success)
+    return FALSE;
+  if (!create_primitive (s, pd, (ClinferStep *) st, error))
+    return FALSE;
+  return place_operands (oplan, s, st, &src, NULL, &dst, error);
+}
+
+gboolean
+clinfer_onednn_pad_channels_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (st->node, 0);
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  dnnl_memory_desc_t src, dst;
+
+  /* In a blocked layout the channels past x's are x's zero padding and
+   * then whole blocks: a copy of x's blocks and zeros after them. */
+  clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
+  clinfer_onednn_md_4d (y, oplan->block_tag, &dst);
+  s->batch = x->shape.dims[0];
+  s->copy_bytes = dnnl_memory_desc_get_size (&src) / MAX (s->batch, 1);
+  s->out_bytes = dnnl_memory_desc_get_size (&dst) / MAX (s->batch, 1);
+  g_free (st->kernel.name);
+  ((ClinferStep *) st)->kernel.name = g_strdup_printf ("onednn-layout:pad_channels_%s",
+      oplan->block_tag == dnnl_nChw16c ? "nChw16c" : "nChw8c");
+  return place_operands (oplan, s, st, &src, NULL, &dst, error);
+}

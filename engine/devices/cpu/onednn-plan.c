@@ -1,0 +1,508 @@
+/* clinfer — the oneDNN fast path's plan and run: claiming steps, layout
+ * propagation (activations stay blocked between claimed steps, reorders
+ * only at boundaries), re-planning the arena for the blocked slots, one
+ * scratch per request for reorder temporaries and the user-managed
+ * scratchpads, and executing a claimed step. */
+#include "devices/cpu/onednn-internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define SCRATCH_ALIGN 64
+
+typedef struct {
+  dnnl_memory_t src_slot, src, z_slot, z, dst_slot, dst, scratchpad;
+  dnnl_exec_arg_t args[8];
+  int n_args;
+} RunStep;
+
+struct _ClinferOnednnRun {
+  ClinferOnednnPlan *oplan;
+  dnnl_stream_t stream;
+  void *scratch;
+  RunStep *steps;
+};
+
+gboolean
+clinfer_onednn_enabled (void)
+{
+  const char *v = g_getenv ("CLINFER_CPU_ONEDNN");
+  return v == NULL || strcmp (v, "0") != 0;
+}
+
+gboolean
+clinfer_onednn_check (dnnl_status_t status, const char *what, GError **error)
+{
+  if (status == dnnl_success)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+      "oneDNN: %s failed (status %d)", what, (int) status);
+  return FALSE;
+}
+
+dnnl_engine_t
+clinfer_onednn_engine (GError **error)
+{
+  static gsize once = 0;
+  static dnnl_engine_t engine = NULL;
+  static dnnl_status_t status = dnnl_success;
+
+  if (g_once_init_enter (&once)) {
+    status = dnnl_engine_create (&engine, dnnl_cpu, 0);
+    g_once_init_leave (&once, 1);
+  }
+  if (!clinfer_onednn_check (status, "creating the CPU engine", error))
+    return NULL;
+  return engine;
+}
+
+void
+clinfer_onednn_md_4d (const ClinferShape *shape, dnnl_format_tag_t tag,
+    dnnl_memory_desc_t *md)
+{
+  dnnl_dims_t dims = { shape->dims[0], shape->dims[1], shape->dims[2],
+    shape->dims[3] };
+  dnnl_memory_desc_init_by_tag (md, 4, dims, dnnl_f32, tag);
+}
+
+void
+clinfer_onednn_slot_md (const ClinferOnednnPlan *oplan, guint slot,
+    dnnl_memory_desc_t *md)
+{
+  const ClinferSlot *s = &g_array_index (oplan->plan->slots, ClinferSlot, slot);
+  clinfer_onednn_md_4d (&s->shape, oplan->blocked[slot] ? oplan->block_tag
+      : dnnl_nchw, md);
+}
+
+gboolean
+clinfer_onednn_operand_init (ClinferOnednnPlan *oplan, OnednnOperand *o,
+    guint slot, const dnnl_memory_desc_t *want, gboolean is_output,
+    gsize *scratch_end, GError **error)
+{
+  dnnl_primitive_desc_t pd = NULL;
+  dnnl_primitive_attr_t attr = NULL;
+  const dnnl_memory_desc_t *sp;
+  gboolean ok;
+
+  o->slot = slot;
+  o->md = *want;
+  clinfer_onednn_slot_md (oplan, slot, &o->slot_md);
+  if (dnnl_memory_desc_equal (&o->slot_md, want))
+    return TRUE;
+  ok = clinfer_onednn_check (dnnl_primitive_attr_create (&attr),
+          "creating attributes", error)
+      && clinfer_onednn_check (dnnl_primitive_attr_set_scratchpad_mode (attr,
+              dnnl_scratchpad_mode_user), "setting the scratchpad mode", error)
+      && clinfer_onednn_check (dnnl_reorder_primitive_desc_create (&pd,
+              is_output ? want : &o->slot_md, oplan->engine,
+              is_output ? &o->slot_md : want, oplan->engine, attr),
+          "creating a layout reorder", error);
+  if (attr)
+    dnnl_primitive_attr_destroy (attr);
+  if (!ok)
+    return FALSE;
+  /* Plain <-> blocked reorders need no scratchpad; refuse one that does
+   * rather than share the primitive's. */
+  sp = dnnl_primitive_desc_query_md (pd, dnnl_query_scratchpad_md, 0);
+  if (sp && dnnl_memory_desc_get_size (sp) > 0) {
+    dnnl_primitive_desc_destroy (pd);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "oneDNN: a layout reorder needs a scratchpad");
+    return FALSE;
+  }
+  ok = clinfer_onednn_check (dnnl_primitive_create (&o->reorder, pd),
+      "creating a layout reorder", error);
+  dnnl_primitive_desc_destroy (pd);
+  o->temp_offset = *scratch_end;
+  *scratch_end += (dnnl_memory_desc_get_size (want) + SCRATCH_ALIGN - 1)
+      & ~(gsize) (SCRATCH_ALIGN - 1);
+  return ok;
+}
+
+static void
+operand_clear (OnednnOperand *o)
+{
+  if (o->reorder)
+    dnnl_primitive_destroy (o->reorder);
+  o->reorder = NULL;
+}
+
+static void
+step_clear (OnednnStep *s)
+{
+  operand_clear (&s->src);
+  operand_clear (&s->z);
+  operand_clear (&s->dst);
+  if (s->prim)
+    dnnl_primitive_destroy (s->prim);
+  if (s->weights)
+    dnnl_memory_destroy (s->weights);
+  if (s->bias)
+    dnnl_memory_destroy (s->bias);
+  g_aligned_free (s->weights_data);
+  g_aligned_free (s->bias_data);
+  memset (s, 0, sizeof (*s));
+}
+
+void
+clinfer_onednn_plan_free (ClinferOnednnPlan *oplan)
+{
+  if (oplan == NULL)
+    return;
+  for (guint i = 0; i < oplan->steps->len; i++)
+    step_clear (&g_array_index (oplan->steps, OnednnStep, i));
+  g_array_unref (oplan->steps);
+  g_free (oplan->step_index);
+  g_free (oplan->blocked);
+  g_free (oplan);
+}
+
+gboolean
+clinfer_onednn_plan_owns_step (const ClinferOnednnPlan *oplan, guint step)
+{
+  return oplan && step < oplan->plan->steps->len && oplan->step_index[step] >= 0;
+}
+
+/* A slot stays blocked when a claimed step writes it and only claimed
+ * steps read it (never a graph output). */
+static void
+decide_layouts (ClinferOnednnPlan *oplan, const gboolean *claimed)
+{
+  ClinferPlan *plan = oplan->plan;
+  guint n_slots = plan->slots->len;
+  g_autofree gboolean *plain_reader = g_new0 (gboolean, MAX (n_slots, 1));
+
+  memset (oplan->blocked, 0, sizeof (gboolean) * MAX (n_slots, 1));
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    for (guint j = 0; j < st->node->n_inputs; j++)
+      if (st->in_slots[j] != G_MAXUINT && !claimed[i])
+        plain_reader[st->in_slots[j]] = TRUE;
+    if (claimed[i])
+      oplan->blocked[st->out_slots[0]] = TRUE;
+  }
+  for (guint i = 0; i < n_slots; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    if (plain_reader[i] || s->is_output || s->kind != CLINFER_SLOT_ARENA)
+      oplan->blocked[i] = FALSE;
+  }
+}
+
+static gboolean
+build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
+    GError **error)
+{
+  switch (s->kind) {
+    case ONEDNN_OP_CONV:
+      return clinfer_onednn_conv_build (oplan, s, st, error);
+    case ONEDNN_OP_POOL:
+      return clinfer_onednn_pool_build (oplan, s, st, error);
+    case ONEDNN_OP_PAD_CHANNELS:
+      return clinfer_onednn_pad_channels_build (oplan, s, st, error);
+  }
+  return FALSE;
+}
+
+/* Builds every claimed step; a step oneDNN cannot implement is
+ * unclaimed (*retry) and the layouts have to be decided again. */
+static gboolean
+build_steps (ClinferOnednnPlan *oplan, gboolean *claimed,
+    const OnednnOpKind *kinds, gboolean *retry, GError **error)
+{
+  ClinferPlan *plan = oplan->plan;
+
+  *retry = FALSE;
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    OnednnStep s = { .kind = kinds[i], .step = i };
+    GError *local = NULL;
+
+    oplan->step_index[i] = -1;
+    if (!claimed[i])
+      continue;
+    if (!build_step (oplan, &s, st, &local)) {
+      step_clear (&s);
+      if (local) {
+        g_propagate_error (error, local);
+        return FALSE;
+      }
+      claimed[i] = FALSE;
+      *retry = TRUE;
+      continue;
+    }
+    oplan->scratch_bytes = MAX (oplan->scratch_bytes, s.scratch_bytes);
+    oplan->step_index[i] = oplan->steps->len;
+    g_array_append_val (oplan->steps, s);
+  }
+  return TRUE;
+}
+
+static void
+clear_steps (ClinferOnednnPlan *oplan)
+{
+  for (guint i = 0; i < oplan->steps->len; i++)
+    step_clear (&g_array_index (oplan->steps, OnednnStep, i));
+  g_array_set_size (oplan->steps, 0);
+  oplan->scratch_bytes = 0;
+}
+
+/* Blocked slots hold their channels rounded up to whole blocks: enlarge
+ * them and plan the arena again. */
+static void
+resize_slots (ClinferOnednnPlan *oplan)
+{
+  ClinferPlan *plan = oplan->plan;
+
+  for (guint i = 0; i < plan->slots->len; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    dnnl_memory_desc_t md;
+    if (!oplan->blocked[i])
+      continue;
+    clinfer_onednn_slot_md (oplan, i, &md);
+    s->bytes = MAX (s->bytes, dnnl_memory_desc_get_size (&md));
+  }
+  clinfer_plan_assign_memory (plan);
+}
+
+ClinferOnednnPlan *
+clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
+    const char *origin, GError **error)
+{
+  guint n = plan->steps->len;
+  g_autofree gboolean *claimed = g_new0 (gboolean, MAX (n, 1));
+  g_autofree OnednnOpKind *kinds = g_new0 (OnednnOpKind, MAX (n, 1));
+  ClinferOnednnPlan *oplan;
+  gboolean any = FALSE, retry = TRUE;
+  GError *local = NULL;
+
+  for (guint i = 0; i < n; i++) {
+    claimed[i] = clinfer_onednn_accepts (plan,
+        &g_array_index (plan->steps, ClinferStep, i), &kinds[i]);
+    any = any || claimed[i];
+  }
+  if (!any)
+    return NULL;
+  oplan = g_new0 (ClinferOnednnPlan, 1);
+  oplan->plan = plan;
+  oplan->step_index = g_new (int, MAX (n, 1));
+  oplan->blocked = g_new0 (gboolean, MAX (plan->slots->len, 1));
+  oplan->steps = g_array_new (FALSE, TRUE, sizeof (OnednnStep));
+  oplan->block_tag = device->isa >= CLINFER_CPU_ISA_AVX512 ? dnnl_nChw16c
+      : dnnl_nChw8c;
+  oplan->engine = clinfer_onednn_engine (&local);
+  while (oplan->engine && retry) {
+    clear_steps (oplan);
+    decide_layouts (oplan, claimed);
+    if (!build_steps (oplan, claimed, kinds, &retry, &local))
+      break;
+  }
+  if (local) {
+    g_propagate_prefixed_error (error, local, "%s: ", origin);
+    clinfer_onednn_plan_free (oplan);
+    return NULL;
+  }
+  if (oplan->steps->len == 0) {
+    clinfer_onednn_plan_free (oplan);
+    return NULL;
+  }
+  resize_slots (oplan);
+  return oplan;
+}
+
+/* ---------------------------------------------------------------- */
+/* Runs                                                              */
+
+static gpointer
+slot_data (ClinferTensor **slot_tensors, guint slot)
+{
+  return slot_tensors[slot] ? clinfer_tensor_get_data (slot_tensors[slot]) : NULL;
+}
+
+static gboolean
+memory_new (ClinferOnednnRun *run, dnnl_memory_t *mem,
+    const dnnl_memory_desc_t *md, void *data, GError **error)
+{
+  return clinfer_onednn_check (dnnl_memory_create (mem, md,
+          run->oplan->engine, data), "creating a memory object", error);
+}
+
+/* The slot's memory and, with a reorder, the primitive-side temporary. */
+static gboolean
+operand_memories (ClinferOnednnRun *run, const OnednnOperand *o,
+    ClinferTensor **slot_tensors, dnnl_memory_t *slot_mem, dnnl_memory_t *mem,
+    GError **error)
+{
+  if (!memory_new (run, slot_mem, &o->slot_md, slot_data (slot_tensors, o->slot),
+          error))
+    return FALSE;
+  if (o->reorder == NULL) {
+    *mem = *slot_mem;
+    return TRUE;
+  }
+  return memory_new (run, mem, &o->md, (guint8 *) run->scratch + o->temp_offset,
+      error);
+}
+
+static void
+add_arg (RunStep *rs, int arg, dnnl_memory_t mem)
+{
+  rs->args[rs->n_args].arg = arg;
+  rs->args[rs->n_args].memory = mem;
+  rs->n_args++;
+}
+
+static gboolean
+run_step_init (ClinferOnednnRun *run, const OnednnStep *s, RunStep *rs,
+    ClinferTensor **slot_tensors, GError **error)
+{
+  if (!operand_memories (run, &s->src, slot_tensors, &rs->src_slot, &rs->src,
+          error)
+      || !operand_memories (run, &s->dst, slot_tensors, &rs->dst_slot, &rs->dst,
+          error)
+      || (s->z.md.ndims > 0
+          && !operand_memories (run, &s->z, slot_tensors, &rs->z_slot, &rs->z,
+              error))
+      || (dnnl_memory_desc_get_size (&s->scratchpad_md) > 0
+          && !memory_new (run, &rs->scratchpad, &s->scratchpad_md,
+              (guint8 *) run->scratch + s->scratchpad_offset, error)))
+    return FALSE;
+  add_arg (rs, DNNL_ARG_SRC, rs->src);
+  add_arg (rs, DNNL_ARG_DST, rs->dst);
+  if (rs->scratchpad)
+    add_arg (rs, DNNL_ARG_SCRATCHPAD, rs->scratchpad);
+  if (s->weights)
+    add_arg (rs, DNNL_ARG_WEIGHTS, s->weights);
+  if (s->bias)
+    add_arg (rs, DNNL_ARG_BIAS, s->bias);
+  if (rs->z && !s->z_as_sum)
+    add_arg (rs, DNNL_ARG_ATTR_MULTIPLE_POST_OP (0) | DNNL_ARG_SRC_1, rs->z);
+  return TRUE;
+}
+
+static void
+run_step_clear (RunStep *rs)
+{
+  dnnl_memory_t m[] = { rs->src_slot, rs->src, rs->z_slot, rs->z, rs->dst_slot,
+    rs->dst, rs->scratchpad };
+  for (gsize i = 0; i < G_N_ELEMENTS (m); i++) {
+    gboolean dup = FALSE;
+    for (gsize j = 0; j < i; j++)
+      dup = dup || m[j] == m[i];
+    if (m[i] && !dup)
+      dnnl_memory_destroy (m[i]);
+  }
+}
+
+void
+clinfer_onednn_run_free (ClinferOnednnRun *run)
+{
+  if (run == NULL)
+    return;
+  for (guint i = 0; run->steps && i < run->oplan->steps->len; i++)
+    run_step_clear (&run->steps[i]);
+  if (run->stream)
+    dnnl_stream_destroy (run->stream);
+  g_free (run->steps);
+  free (run->scratch);
+  g_free (run);
+}
+
+ClinferOnednnRun *
+clinfer_onednn_run_new (ClinferOnednnPlan *oplan, ClinferTensor **slot_tensors,
+    GError **error)
+{
+  ClinferOnednnRun *run = g_new0 (ClinferOnednnRun, 1);
+
+  run->oplan = oplan;
+  run->steps = g_new0 (RunStep, MAX (oplan->steps->len, 1));
+  if (posix_memalign (&run->scratch, SCRATCH_ALIGN,
+          MAX (oplan->scratch_bytes, SCRATCH_ALIGN)) != 0) {
+    run->scratch = NULL;
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "out of memory allocating a %" G_GSIZE_FORMAT "-byte oneDNN scratch",
+        oplan->scratch_bytes);
+    clinfer_onednn_run_free (run);
+    return NULL;
+  }
+  if (!clinfer_onednn_check (dnnl_stream_create (&run->stream, oplan->engine,
+          dnnl_stream_default_flags), "creating a stream", error)) {
+    clinfer_onednn_run_free (run);
+    return NULL;
+  }
+  for (guint i = 0; i < oplan->steps->len; i++) {
+    OnednnStep *s = &g_array_index (oplan->steps, OnednnStep, i);
+    if (!run_step_init (run, s, &run->steps[i], slot_tensors, error)) {
+      clinfer_onednn_run_free (run);
+      return NULL;
+    }
+  }
+  return run;
+}
+
+/* Points @mem at the slot's current data (input slots change per
+ * inference; arena views never do). */
+static gboolean
+bind_slot (dnnl_memory_t mem, ClinferTensor **slot_tensors, guint slot,
+    GError **error)
+{
+  void *want = slot_data (slot_tensors, slot), *have = NULL;
+
+  if (dnnl_memory_get_data_handle (mem, &have) == dnnl_success && have == want)
+    return TRUE;
+  return clinfer_onednn_check (dnnl_memory_set_data_handle (mem, want),
+      "binding an input", error);
+}
+
+static gboolean
+reorder (ClinferOnednnRun *run, const OnednnOperand *o, dnnl_memory_t from,
+    dnnl_memory_t to, GError **error)
+{
+  dnnl_exec_arg_t args[] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
+
+  return clinfer_onednn_check (dnnl_primitive_execute (o->reorder, run->stream,
+          2, args), "a layout reorder", error);
+}
+
+static void
+pad_channels (const OnednnStep *s, const void *src, void *dst)
+{
+  for (int64_t n = 0; n < s->batch; n++) {
+    const guint8 *x = (const guint8 *) src + n * s->copy_bytes;
+    guint8 *y = (guint8 *) dst + n * s->out_bytes;
+    memcpy (y, x, s->copy_bytes);
+    memset (y + s->copy_bytes, 0, s->out_bytes - s->copy_bytes);
+  }
+}
+
+gboolean
+clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
+    ClinferTensor **slot_tensors, GError **error)
+{
+  const OnednnStep *s = &g_array_index (run->oplan->steps, OnednnStep,
+      run->oplan->step_index[step]);
+  RunStep *rs = &run->steps[run->oplan->step_index[step]];
+
+  if (!bind_slot (rs->src_slot, slot_tensors, s->src.slot, error)
+      || (rs->z_slot && !bind_slot (rs->z_slot, slot_tensors, s->z.slot, error))
+      || (s->src.reorder && !reorder (run, &s->src, rs->src_slot, rs->src, error))
+      || (s->z.reorder && !reorder (run, &s->z, rs->z_slot, rs->z, error)))
+    return FALSE;
+  if (s->kind == ONEDNN_OP_PAD_CHANNELS) {
+    void *x = NULL, *y = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    pad_channels (s, x, y);
+  } else {
+    if (s->z_as_sum) {
+      void *z = NULL, *y = NULL;
+      dnnl_memory_get_data_handle (rs->z, &z);
+      dnnl_memory_get_data_handle (rs->dst, &y);
+      memcpy (y, z, dnnl_memory_desc_get_size (&s->dst.md));
+    }
+    if (!clinfer_onednn_check (dnnl_primitive_execute (s->prim, run->stream,
+            rs->n_args, rs->args), "executing a primitive", error))
+      return FALSE;
+  }
+  if (s->dst.reorder && !reorder (run, &s->dst, rs->dst, rs->dst_slot, error))
+    return FALSE;
+  return clinfer_onednn_check (dnnl_stream_wait (run->stream), "waiting", error);
+}
