@@ -4,11 +4,12 @@
  * holds both; 8 columns' reads fill two registers, one byte shuffle per
  * sample (R, G, B or Y, U, V) picks both taps' bytes as 32-bit words, and
  * the bilinear blend, YUV conversion and mean/scale run on 8 floats, stored
- * as 8 contiguous values per NCHW plane. Compiled with -mavx2 -mfma and
- * only called after gst_clinfer_preprocess_avx2_available() said yes.
- * Same arithmetic as the portable loop of gstclinferpreprocesscpu.c (YUV
- * interpolated, then converted), up to rounding. (vpgatherdd was tried for
- * the taps: gathers are slow on AMD cores.)
+ * as 8 contiguous values per NCHW plane or 24 interleaved NHWC values (f32;
+ * f16 and u8 value by value). Compiled with -mavx2 -mfma and only called
+ * after gst_clinfer_preprocess_avx2_available() said yes. Same arithmetic
+ * as the portable loop of gstclinferpreprocesscpu.c (YUV interpolated,
+ * then converted), up to rounding. (vpgatherdq for the 8-byte reads was
+ * slower on AMD Zen 3: see docs/performance.md.)
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -23,9 +24,9 @@
 #include <math.h>
 #include <string.h>
 
-/* The 8 bytes at row + off[0..7], as [0 1 | 4 5] in @lo and [2 3 | 6 7]
- * in @hi, so that taps() gets the columns back in order with one
- * in-lane shuffle. */
+/* The 8 bytes at row + off[0..7], as columns [0 1 | 4 5] in q[0] and
+ * [2 3 | 6 7] in q[1], so that blend_row() gets the columns back in order
+ * with one in-lane shuffle. */
 static inline void
 load_columns (const guint8 * row, const gint32 * off, __m256i q[2])
 {
@@ -147,6 +148,18 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
   }
 }
 
+/* Asks for the cache lines of frame row @row that columns [@u, @u + 8)
+ * read, so they arrive while this row is being computed. */
+static inline void
+prefetch_columns (const guint8 * row, const gint32 * off, gint u)
+{
+  guintptr a = ((guintptr) (row + off[u])) & ~(guintptr) 63;
+  guintptr e = (guintptr) (row + off[u + 7] + 8);
+
+  for (; a < e; a += 64)
+    _mm_prefetch ((const char *) a, _MM_HINT_T0);
+}
+
 /* R, G, B (0..255) of 8 columns from @u. Always inlined with a constant
  * @family, so each family gets its own loop. */
 static G_ALWAYS_INLINE inline void
@@ -202,7 +215,7 @@ columns_rgb (const GstClinferPreprocessCpu * self, FormatFamily family,
  * (a constant in each caller). */
 static G_ALWAYS_INLINE inline void
 row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
-    const Rows * rows, gint v, gpointer data)
+    const Rows * rows, const Rows * next, gint v, gpointer data)
 {
   const GstClinferPreprocessConfig *cfg = &self->parent.config;
   /* Locals, so that stores into the tensor cannot make the compiler
@@ -233,6 +246,10 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
   for (u = self->simd_begin; u < end; u += 8, index += 8 * step) {
     __m256 rgb[3];
 
+    if (next != NULL) {
+      prefetch_columns (next->p[0], self->x_offset, u);
+      prefetch_columns (next->p[1], self->x_offset, u);
+    }
     columns_rgb (self, family, rows, mask, u, fy, rgb);
     for (c = 0; c < 3; c++)
       rgb[c] = _mm256_fmadd_ps (rgb[c], inv[c], bias[c]);
@@ -264,21 +281,30 @@ void
 gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
     const GstVideoFrame * frame, gint v, gpointer data)
 {
-  Rows rows;
+  const Tap *next_tap = v + 1 < self->parent.config.height
+      ? &self->ytaps[v + 1] : NULL;
+  Rows rows, next_rows, *next = NULL;
 
   get_rows (self, frame, &self->ytaps[v], &rows);
+  /* Frames far larger than the model are read from memory, not cache
+   * (inference in between evicts them): the next model row's frame rows
+   * (plane 0) are prefetched a row ahead. */
+  if (next_tap != NULL && next_tap->i0 >= 0) {
+    get_rows (self, frame, next_tap, &next_rows);
+    next = &next_rows;
+  }
   switch (self->family) {
     case FAMILY_PACKED_RGB:
-      row_family (self, FAMILY_PACKED_RGB, &rows, v, data);
+      row_family (self, FAMILY_PACKED_RGB, &rows, next, v, data);
       break;
     case FAMILY_GRAY:
-      row_family (self, FAMILY_GRAY, &rows, v, data);
+      row_family (self, FAMILY_GRAY, &rows, next, v, data);
       break;
     case FAMILY_NV12:
-      row_family (self, FAMILY_NV12, &rows, v, data);
+      row_family (self, FAMILY_NV12, &rows, next, v, data);
       break;
     case FAMILY_I420:
-      row_family (self, FAMILY_I420, &rows, v, data);
+      row_family (self, FAMILY_I420, &rows, next, v, data);
       break;
   }
 }

@@ -24,6 +24,11 @@ PACKAGES=(
   gstreamer1.0-plugins-good gstreamer1.0-tools libcairo2-dev
   # tests: ONNX backend node tests, fixture scripts and golden checks, leak checks
   libonnx-testdata python3 python3-numpy python3-onnx valgrind
+  # the OpenVINO tests (tests/ir) pip-install openvino into a venv they make
+  python3-venv
+  # clang build and the IR reader's libFuzzer target (scripts/test-all.sh,
+  # build-fuzz/): clang, its libFuzzer + sanitizer runtimes, clang's OpenMP
+  clang libclang-rt-dev libomp-dev
 )
 PIP_PACKAGES=(onnxruntime openvino numpy)
 

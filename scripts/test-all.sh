@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# Installs the dependencies, builds clinfer twice and runs the tests: the whole
-# suite on a release build with -Dwerror=true (build-release/), then the unit,
-# golden and error suites on an AddressSanitizer + UndefinedBehaviorSanitizer
-# build (build-asan/). The README's test command and CI (.ci/run) both run
-# this script, so they cannot drift apart.
+# Installs the dependencies, builds clinfer four ways and runs the tests: the
+# whole suite on a release build with -Dwerror=true (build-release/); the
+# unit, golden, error, element and conformance-sample suites on an
+# AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/); the
+# goldens and the conformance sample with oneDNN and OpenCL disabled
+# (build-no-onednn/); and a clang build running the IR reader's libFuzzer
+# target for 60 s (build-fuzz/). The README's test command and CI (.ci/run)
+# both run this script, so they cannot drift apart.
 #
-# Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off]
+# Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off] [--no-fuzz]
 #   --no-deps  skip scripts/install-deps.sh
 #   --no-asan  skip the sanitizer build
 #   --no-onednn-off  skip the third build with -Donednn=disabled (goldens and
 #              conformance sample on the portable C kernels, build-no-onednn/)
+#   --no-fuzz  skip the clang build (build-fuzz/) and its 60 s libFuzzer run of
+#              the IR reader (suite fuzz)
 # Environment: CLINFER_ASAN_SUITES (default "unit golden error element conformance-sample") picks the
 # suites run under the sanitizers; suites with no test are left out.
 #
 # The last line printed is always `N passed, M failed[, K skipped]`, counted
-# from both builds' meson-logs/testlog.json (OK and EXPECTEDFAIL pass; FAIL,
+# from every build's meson-logs/testlog.json (OK and EXPECTEDFAIL pass; FAIL,
 # TIMEOUT, ERROR, INTERRUPT and UNEXPECTEDPASS fail). Exit status 0 only when
-# both builds succeeded, nothing failed and at least one test passed.
+# every build succeeded, nothing failed and at least one test passed.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -25,11 +30,13 @@ repo_root=$(pwd)
 run_deps=1
 run_asan=1
 run_no_onednn=1
+run_fuzz=1
 for arg in "$@"; do
   case "$arg" in
     --no-deps) run_deps=0 ;;
     --no-asan) run_asan=0 ;;
     --no-onednn-off) run_no_onednn=0 ;;
+    --no-fuzz) run_fuzz=0 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "test-all.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -119,6 +126,24 @@ if [ "$run_no_onednn" -eq 1 ] && grep -q CLINFER_HAVE_ONEDNN build-release/compi
       --num-processes 2 --no-rebuild
   else
     echo "test-all.sh: build without oneDNN failed" >&2
+    status=1
+  fi
+fi
+
+# The whole project built with clang (-Dwerror=true), and the OpenVINO IR
+# reader's libFuzzer target (tests/fuzz, -Dfuzzing=true) run for 60 s from
+# its seed corpus (suite fuzz). Needs clang and its libFuzzer runtime
+# (install-deps.sh: clang libclang-rt-dev libomp-dev).
+if [ "$run_fuzz" -eq 1 ]; then
+  echo "==> clang build with the IR reader's libFuzzer target (build-fuzz)"
+  if ! command -v clang >/dev/null 2>&1; then
+    echo "test-all.sh: clang not found (scripts/install-deps.sh installs it; --no-fuzz skips)" >&2
+    status=1
+  elif CC=clang configure build-fuzz --buildtype=debug -Dwerror=true -Dfuzzing=true &&
+      ninja -C build-fuzz; then
+    run_tests build-fuzz --suite fuzz --print-errorlogs --no-rebuild
+  else
+    echo "test-all.sh: clang build failed" >&2
     status=1
   fi
 fi

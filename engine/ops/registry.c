@@ -79,8 +79,8 @@ resolve_node (ClinferNode *node, const ClinferOpSet *extra, GError **error)
     else
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
           "%s: node %s: unknown op '%s%s%s' (no built-in implementation; "
-          "a custom op library (--custom-lib) or custom OpenCL layer "
-          "(--config-file) can provide it)",
+          "a custom op library (custom-lib) or a custom OpenCL layer "
+          "(config-file) can provide it)",
           node->graph->origin, clinfer_node_label (node),
           *node->domain ? node->domain : "", *node->domain ? "." : "",
           node->op_type);

@@ -79,7 +79,7 @@ def main():
         rc, out, err = run([os.path.join(tools, "clinfer-run"), model,
                             "--input", x])
         check(rc == 1 and "com.example.ScaledTanh" in err
-              and "--custom-lib" in err and len(err.strip().splitlines()) == 1,
+              and "custom-lib" in err and len(err.strip().splitlines()) == 1,
               "without --custom-lib: one line naming the unknown op", err)
     sys.exit(1 if failed else 0)
 

@@ -147,7 +147,7 @@ test_unknown_without_library (void)
   g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP);
   g_assert_nonnull (strstr (err->message, "com.example.ScaledTanh"));
   g_assert_nonnull (strstr (err->message, "squash"));
-  g_assert_nonnull (strstr (err->message, "--custom-lib"));
+  g_assert_nonnull (strstr (err->message, "custom-lib"));
 }
 
 /* The config and the model are released before the request runs: the

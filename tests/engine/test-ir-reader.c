@@ -722,6 +722,16 @@ test_error_edges (void)
   expect_error (&d, CLINFER_ERROR_PARSE, "input port 1 has no incoming edge",
       NULL);
   doc_clear (&d);
+
+  /* The same for an extension layer (version = a custom op's domain). */
+  doc_init (&d);
+  doc_param (&d, 0, "x", "2");
+  doc_op (&d, 10, "MyOp", "com.example", NULL, 2, 1);
+  doc_edge (&d, 0, 0, 10, 0);
+  doc_result (&d, 11, 10, 2);
+  expect_error (&d, CLINFER_ERROR_PARSE, "input port 1 has no incoming edge",
+      NULL);
+  doc_clear (&d);
 }
 
 static void

@@ -11,7 +11,8 @@ on OpenVINO's CPU plugin for the reference, then
   2. writer:  `CLINFER_CONVERT case.xml --output rt.xml` and OpenVINO running
      rt.xml must give them too (the op written back as OpenVINO opset layers).
 One line per case and stage; exit 0 when all pass, 1 otherwise, 77 (skipped)
-when `import openvino` fails for this python3.
+when `import openvino` fails for this python3. With CLINFER_IR_VENV set
+(meson does) it runs in the virtual environment of tests/ir/ir_venv.py.
 """
 
 import argparse
@@ -20,7 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import ir_venv  # noqa: E402
+
 SKIP = 77
+ir_venv.enter("check-ir-ops")
 try:
     import numpy as np
     import openvino as ov
@@ -290,6 +295,19 @@ def index_ops():
     return [g, s, c, e, r, h], {"x": rand(4, 3)}
 
 
+@case
+def scatter_reductions():
+    import openvino.opset12 as o12
+    import openvino.opset15 as o15
+    x = param("x", (4, 3))
+    idx = const(np.array([[1], [3], [1]], np.int64))
+    s = o15.scatter_nd_update(x, idx, const(rand(3, 3)), "sum")
+    m = o15.scatter_nd_update(x, idx, const(rand(3, 3)), "max")
+    e = o12.scatter_elements_update(x, const(np.array([[0, 1, 2], [0, 3, 2]], np.int64)),
+                                    const(rand(2, 3)), const(np.int64(0)), "prod")
+    return [s, m, e], {"x": rand(4, 3)}
+
+
 def check_preprocess(tools, tmp):
     """--reverse-channels, --mean-values, --scale-values: the converted model
     fed raw data gives the original model's outputs on (reversed raw - mean) / scale."""
@@ -345,7 +363,8 @@ def compare(out, ref):
 
 def check_case(name, fn, tools, tmp):
     outs, feeds = fn()
-    params = sorted({id(p): p for p in _parameters(outs)}.values(), key=lambda p: p.get_friendly_name())
+    params = sorted({p.get_name(): p for p in _parameters(outs)}.values(),
+                    key=lambda p: p.get_friendly_name())
     model = ov.Model([o if isinstance(o, ov.Output) else o.output(0) for o in outs], params, name)
     xml = os.path.join(tmp, name + ".xml")
     ov.save_model(model, xml, compress_to_fp16=False)
@@ -394,9 +413,11 @@ def _parameters(outs):
     seen, stack, params = set(), [o.get_node() if isinstance(o, ov.Output) else o for o in outs], []
     while stack:
         n = stack.pop()
-        if id(n) in seen:
+        # Node names, not id(): the Python wrappers are temporary, and a
+        # freed one's id can come back for another node.
+        if n.get_name() in seen:
             continue
-        seen.add(id(n))
+        seen.add(n.get_name())
         if n.get_type_name() == "Parameter":
             params.append(n)
         stack += [i.get_source_output().get_node() for i in n.inputs()]

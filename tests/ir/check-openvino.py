@@ -14,8 +14,13 @@ and checks every output against the ONNX Runtime golden: same name (in graph
 output order), shape and dtype, and max|out - ref| <= T * max(1, max|ref|)
 (T = 1e-4 unless --tolerance).
 
+With CLINFER_IR_VENV set (meson does), the OpenVINO check runs in the
+virtual environment of tests/ir/ir_venv.py, created and filled with pip on
+the first run and reused after.
+
 Exit status: 0 pass, 1 fail, 2 bad arguments, 77 skipped (no `openvino` or
-`numpy` for this python3: the test then reports skipped, never passed).
+`numpy`, and no virtual environment could be made with them, e.g. offline:
+the test then reports skipped, never passed).
 """
 
 import argparse
@@ -25,7 +30,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import ir_venv  # noqa: E402
+
 SKIP = 77
+if "--clinfer-run" not in sys.argv:
+    ir_venv.enter("check-openvino")
 
 try:
     import numpy as np

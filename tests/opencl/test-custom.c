@@ -217,6 +217,7 @@ test_user_defines (void)
       strlen (user_xml), &err);
   g_autofree char *text = NULL;
 
+  g_assert_nonnull (g);
   g_assert_no_error (err);
   text = clinfer_ocl_jit_user_defines (clinfer_ocl_custom_lookup (layers,
           "MyOp"), node);

@@ -167,6 +167,7 @@ compile_ms (const char *path)
   gint64 t0 = g_get_monotonic_time ();
   g_autoptr (ClinferCompiled) c = test_compile (path, "GPU", FALSE);
 
+  g_assert_nonnull (c);
   return (g_get_monotonic_time () - t0) / 1000.0;
 }
 

@@ -198,18 +198,35 @@ export_gather (IrWriter *w, const ClinferNode *n, GError **error)
   return TRUE;
 }
 
+/* The OpenVINO name of an ONNX scatter reduction; NULL for none. */
+static const char *
+scatter_reduction_name (const char *onnx)
+{
+  static const char *const map[][2] = { { "add", "sum" }, { "mul", "prod" },
+    { "min", "min" }, { "max", "max" } };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (map); i++)
+    if (strcmp (onnx, map[i][0]) == 0)
+      return map[i][1];
+  return NULL;
+}
+
 /* GatherElements (axis), GatherND (batch_dims), ScatterND,
- * ScatterElements (axis input). */
+ * ScatterElements (axis input); a scatter with a reduction as
+ * ScatterNDUpdate-15 / ScatterElementsUpdate-12. */
 static gboolean
 export_index_op (IrWriter *w, const ClinferNode *n, GError **error)
 {
-  const char *red = "none";
+  const char *red = "none", *ov_red = NULL;
   int64_t v = 0;
   IrVal ins[4];
   guint k = n->n_inputs;
 
-  if (!clinfer_node_attr_string (n, "reduction", "none", &red, NULL)
-      || strcmp (red, "none") != 0)
+  if (!clinfer_node_attr_string (n, "reduction", "none", &red, NULL))
+    return FALSE;
+  if (strcmp (red, "none") != 0
+      && ((ov_red = scatter_reduction_name (red)) == NULL
+          || g_str_has_prefix (n->op_type, "Gather")))
     return FALSE;
   for (guint i = 0; i < k; i++)
     ins[i] = irw_in (w, n, i);
@@ -222,11 +239,19 @@ export_index_op (IrWriter *w, const ClinferNode *n, GError **error)
     ins[0] = irw_op (w, n, "GatherND", 8, NULL, ins, 2, 0);
     irw_attr (w, ins[0].layer, "batch_dims", "%" G_GINT64_FORMAT, v);
   } else if (strcmp (n->op_type, "ScatterND") == 0) {
-    ins[0] = irw_op (w, n, "ScatterNDUpdate", 4, NULL, ins, 3, 0);
+    ins[0] = irw_op (w, n, "ScatterNDUpdate", ov_red ? 15 : 4, NULL, ins, 3,
+        0);
+    if (ov_red)
+      irw_attr (w, ins[0].layer, "reduction", "%s", ov_red);
   } else {
     clinfer_node_attr_int (n, "axis", 0, &v, NULL);
     ins[3] = ints_const (w, n, "axis", &v, 1, TRUE);
-    ins[0] = irw_op (w, n, "ScatterElementsUpdate", 3, NULL, ins, 4, 0);
+    ins[0] = irw_op (w, n, "ScatterElementsUpdate", ov_red ? 12 : 3, NULL,
+        ins, 4, 0);
+    if (ov_red) {
+      irw_attr (w, ins[0].layer, "reduction", "%s", ov_red);
+      irw_attr (w, ins[0].layer, "use_init_val", "true");
+    }
   }
   irw_set (w, n, 0, ins[0]);
   return TRUE;

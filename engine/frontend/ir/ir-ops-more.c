@@ -1,6 +1,6 @@
 /* clinfer — OpenVINO IR op translators, part 2: MatMul, padding,
- * splitting and slicing, Interpolate, reductions, normalisations, index
- * ops, and layers of clinfer's own extension opset. */
+ * splitting, slicing and Reverse, Interpolate, reductions, normalisations,
+ * index ops, and layers of clinfer's own extension opset. */
 #include "frontend/ir/ir-ops.h"
 #include <string.h>
 
@@ -267,6 +267,63 @@ tr_slice (IrReader *r, IrLayer *l, GError **error)
   ir_sink_int_list (r, l, 3, n, 4, "steps");
   if (l->inputs->len > 4)
     ir_sink_int_list (r, l, 4, n, 3, "axes");
+  ir_output (r, l, 0, n, 0);
+  return TRUE;
+}
+
+/* Reverse-1 -> Slice-13 stepping by -1 along the reversed axes: listed
+ * in input 1 (mode index), or flagged per dimension (mode mask). */
+static gboolean
+tr_reverse (IrReader *r, IrLayer *l, GError **error)
+{
+  static const char *const modes[] = { "index", "mask", NULL };
+  g_autofree int64_t *axes = NULL, *starts = NULL, *ends = NULL, *steps = NULL;
+  ClinferNode *n;
+  gsize na = 0;
+  int mode;
+
+  if (!ir_attr_enum (r, l, "mode", modes, 0, &mode, error))
+    return FALSE;
+  if (mode == 0) {
+    if (!ir_const_ints (r, l, 1, "axes", &axes, &na, error))
+      return FALSE;
+  } else {
+    ClinferTensor *mask;
+    gsize nm;
+
+    if (!ir_try_const (r, l, 1, &mask, error))
+      return FALSE;
+    if (mask == NULL || clinfer_tensor_get_shape (mask)->rank > 1) {
+      ir_set_error (r, l, error, CLINFER_ERROR_UNSUPPORTED_OP,
+          "input 1 (axes mask) must be a Const list");
+      return FALSE;
+    }
+    nm = (gsize) clinfer_tensor_get_n_elements (mask);
+    axes = g_new0 (int64_t, MAX (nm, 1));
+    for (gsize i = 0; i < nm; i++)
+      if (clinfer_tensor_get_as_int64 (mask, (int64_t) i) != 0)
+        axes[na++] = (int64_t) i;
+  }
+  if (na == 0) {
+    n = ir_add_node (r, l, "Identity", 16, 1, 1, NULL);
+    ir_sink (l, 0, n, 0);
+    ir_output (r, l, 0, n, 0);
+    return TRUE;
+  }
+  starts = g_new (int64_t, na);
+  ends = g_new (int64_t, na);
+  steps = g_new (int64_t, na);
+  for (gsize i = 0; i < na; i++) {
+    starts[i] = -1;
+    ends[i] = G_MININT64;
+    steps[i] = -1;
+  }
+  n = ir_add_node (r, l, "Slice", 13, 5, 1, NULL);
+  ir_sink (l, 0, n, 0);
+  ir_connect (n, 1, ir_add_const_i64 (r, l, "starts", starts, na, FALSE));
+  ir_connect (n, 2, ir_add_const_i64 (r, l, "ends", ends, na, FALSE));
+  ir_connect (n, 3, ir_add_const_i64 (r, l, "axes", axes, na, FALSE));
+  ir_connect (n, 4, ir_add_const_i64 (r, l, "steps", steps, na, FALSE));
   ir_output (r, l, 0, n, 0);
   return TRUE;
 }
@@ -684,23 +741,51 @@ tr_gather_elements (IrReader *r, IrLayer *l, GError **error)
   return tr_int_attr_op (r, l, "axis", "GatherElements", "axis", 0, error);
 }
 
+/* The ONNX reduction of ScatterElementsUpdate-12 / ScatterNDUpdate-15
+ * (which both start from the data's values, as ONNX's do). */
+static gboolean
+scatter_reduction (IrReader *r, IrLayer *l, const char **onnx, GError **error)
+{
+  static const char *const names[] = { "none", "sum", "prod", "min", "max",
+    NULL };
+  static const char *const onnx_names[] = { "none", "add", "mul", "min",
+    "max" };
+  gboolean init;
+  int red;
+
+  if (!ir_attr_bool (r, l, "use_init_val", TRUE, &init, error))
+    return FALSE;
+  if (!init) {
+    ir_set_error (r, l, error, CLINFER_ERROR_UNSUPPORTED_OP,
+        "use_init_val='false' is not supported");
+    return FALSE;
+  }
+  if (!ir_attr_enum (r, l, "reduction", names, 0, &red, error))
+    return FALSE;
+  *onnx = onnx_names[red];
+  return TRUE;
+}
+
 static gboolean
 tr_scatter_elements (IrReader *r, IrLayer *l, GError **error)
 {
   g_autofree int64_t *axis = NULL;
+  const char *red;
   gsize n;
-  const char *red = ir_attr_str (l, "reduction", "none");
   ClinferNode *s;
 
   if (!ir_const_ints (r, l, 3, "axis", &axis, &n, error))
     return FALSE;
-  if (n != 1 || g_ascii_strcasecmp (red, "none") != 0) {
+  if (n != 1) {
     ir_set_error (r, l, error, CLINFER_ERROR_UNSUPPORTED_OP,
-        "only one axis and reduction='none' are supported");
+        "input 3 (axis) must hold one value, not %" G_GSIZE_FORMAT, n);
     return FALSE;
   }
-  s = ir_simple (r, l, "ScatterElements", 13, 3, 1);
+  if (!scatter_reduction (r, l, &red, error))
+    return FALSE;
+  s = ir_simple (r, l, "ScatterElements", 18, 3, 1);
   clinfer_node_set_attr (s, "axis", clinfer_attr_new_int (axis[0]));
+  clinfer_node_set_attr (s, "reduction", clinfer_attr_new_string (red));
   return TRUE;
 }
 
@@ -770,7 +855,12 @@ tr_one_hot (IrReader *r, IrLayer *l, GError **error)
 static gboolean
 tr_scatter_nd (IrReader *r, IrLayer *l, GError **error)
 {
-  ir_simple (r, l, "ScatterND", 13, 3, 1);
+  const char *red;
+
+  if (!scatter_reduction (r, l, &red, error))
+    return FALSE;
+  clinfer_node_set_attr (ir_simple (r, l, "ScatterND", 18, 3, 1), "reduction",
+      clinfer_attr_new_string (red));
   return TRUE;
 }
 
@@ -927,6 +1017,7 @@ const IrOpDef clinfer_ir_ops_more[] = {
   { "VariadicSplit", 1, 0, 3, 3, 1, V, tr_variadic_split, NULL, 0 },
   { "StridedSlice", 1, 0, 3, 4, 1, 1, tr_strided_slice, NULL, 0 },
   { "Slice", 8, 0, 4, 5, 1, 1, tr_slice, NULL, 0 },
+  { "Reverse", 1, 0, 2, 2, 1, 1, tr_reverse, NULL, 0 },
   { "Interpolate", 4, 10, 3, 4, 1, 1, tr_interpolate, NULL, 0 },
   { "Interpolate", 11, 0, 2, 3, 1, 1, tr_interpolate, NULL, 0 },
   REDUCE ("ReduceMean", "ReduceMean", 1), REDUCE ("ReduceSum", "ReduceSum", 1),

@@ -378,7 +378,10 @@ tr_prelu (IrReader *r, IrLayer *l, GError **error)
 
   ir_sink (l, 0, n, 0);
   ir_output (r, l, 0, n, 0);
-  if (ss.rank == 1 && xs.rank > 2 && ss.dims[0] != 1) {
+  /* A 1-D slope as long as the channels runs along them (axis 1); any
+   * other slope broadcasts numpy-style, as ONNX's. */
+  if (ss.rank == 1 && xs.rank > 2 && ss.dims[0] != 1
+      && (xs.dims[1] < 0 || ss.dims[0] == xs.dims[1])) {
     int64_t dims[CLINFER_MAX_RANK];
     ClinferNode *reshape = ir_add_node (r, l, "Reshape", 14, 2, 1, "slope");
     dims[0] = -1;

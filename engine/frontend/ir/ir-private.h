@@ -114,7 +114,8 @@ void ir_sink (IrLayer *l, guint input, ClinferNode *node, guint index);
  * tensor name when the file gives one. */
 void ir_output (IrReader *r, IrLayer *l, guint output, ClinferNode *node,
     guint port);
-/* Value of IR input @input when its producer is a Const layer, else NULL.
+/* Value of IR input @input when its producer is a Const layer, or a
+ * Convert to f32 of one (a decompressed f16 value), else NULL.
  * (transfer none) */
 ClinferTensor *ir_input_const (IrReader *r, IrLayer *l, guint input,
     GError **error);

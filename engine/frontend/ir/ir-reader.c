@@ -910,6 +910,7 @@ const_layout (IrReader *r, IrLayer *l, ClinferElementType *type,
   const char *et = ir_attr_str (l, "element_type", NULL);
   const char *sh = ir_attr_str (l, "shape", NULL);
   gsize have = r->weights ? g_bytes_get_size (r->weights) : 0;
+  gboolean empty_placeholder;
   int64_t n;
 
   *type = clinfer_ir_type_from_name (et);
@@ -930,8 +931,12 @@ const_layout (IrReader *r, IrLayer *l, ClinferElementType *type,
       || !ir_attr_int (r, l, "size", TRUE, 0, size, error))
     return FALSE;
   n = clinfer_shape_n_elements (shape);
+  /* OpenVINO writes an empty constant with a placeholder byte. */
+  empty_placeholder = n == 0 && *size > 0
+      && *size <= (int64_t) clinfer_element_type_size (*type);
   if (n < 0 || (guint64) n > G_MAXINT64 / clinfer_element_type_size (*type)
-      || *size != n * (int64_t) clinfer_element_type_size (*type)) {
+      || (*size != n * (int64_t) clinfer_element_type_size (*type)
+          && !empty_placeholder)) {
     g_autofree char *s = clinfer_shape_to_string (shape);
     ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
         "size %" G_GINT64_FORMAT " does not match shape %s of %s (expected %"
@@ -950,6 +955,8 @@ const_layout (IrReader *r, IrLayer *l, ClinferElementType *type,
           "end of the weights (%" G_GSIZE_FORMAT " bytes)", *offset, *size, have);
     return FALSE;
   }
+  if (empty_placeholder)
+    *size = 0;
   return TRUE;
 }
 
@@ -985,13 +992,48 @@ const_value (IrReader *r, IrLayer *l, GError **error)
   return l->value;
 }
 
+/* Value of a Convert layer to f32 whose input is a Const: how OpenVINO's
+ * converter stores scalar attributes of compressed (f16) models, e.g. the
+ * alpha of HardSigmoid. Kept in @l->value like a Const's. */
+static ClinferTensor *
+converted_const_value (IrReader *r, IrLayer *l, GError **error)
+{
+  const char *to = ir_attr_str (l, "destination_type", NULL);
+  IrLayer *src = l->inputs->len == 1 ? l->src[0] : NULL;
+  ClinferTensor *in;
+  float *out;
+  int64_t n;
+
+  if (l->value)
+    return l->value;
+  if (to == NULL || clinfer_ir_type_from_name (to) != CLINFER_TYPE_F32
+      || src == NULL || src->def == NULL
+      || g_ascii_strcasecmp (src->def->type, "Const") != 0)
+    return NULL;
+  in = const_value (r, src, error);
+  if (in == NULL)
+    return NULL;
+  l->value = clinfer_tensor_new (CLINFER_TYPE_F32,
+      clinfer_tensor_get_shape (in), error);
+  if (l->value == NULL)
+    return NULL;
+  out = clinfer_tensor_get_data (l->value);
+  n = clinfer_tensor_get_n_elements (in);
+  for (int64_t i = 0; i < n; i++)
+    out[i] = (float) clinfer_tensor_get_as_double (in, i);
+  return l->value;
+}
+
 ClinferTensor *
 ir_input_const (IrReader *r, IrLayer *l, guint input, GError **error)
 {
   IrLayer *src = input < l->inputs->len ? l->src[input] : NULL;
 
-  if (src == NULL || src->def == NULL
-      || g_ascii_strcasecmp (src->def->type, "Const") != 0)
+  if (src == NULL || src->def == NULL)
+    return NULL;
+  if (g_ascii_strcasecmp (src->def->type, "Convert") == 0)
+    return converted_const_value (r, src, error);
+  if (g_ascii_strcasecmp (src->def->type, "Const") != 0)
     return NULL;
   return const_value (r, src, error);
 }
@@ -1085,6 +1127,15 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
   gboolean known = FALSE;
   const IrOpDef *d;
 
+  /* Every layer, extension and foreign ones too: translators read their
+   * inputs' producers. */
+  for (guint i = 0; i < l->inputs->len; i++)
+    if (l->src[i] == NULL) {
+      ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
+          "input port %u has no incoming edge",
+          g_array_index (l->inputs, IrPort, i).id);
+      return FALSE;
+    }
   if (strcmp (l->version, CLINFER_IR_EXTENSION_OPSET) == 0) {
     l->def = &clinfer_ir_extension_op;
     return TRUE;
@@ -1109,13 +1160,6 @@ check_layer_def (IrReader *r, IrLayer *l, GError **error)
         l->type, l->version, CLINFER_IR_OPSET_MAX);
     return FALSE;
   }
-  for (guint i = 0; i < l->inputs->len; i++)
-    if (l->src[i] == NULL) {
-      ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
-          "input port %u has no incoming edge",
-          g_array_index (l->inputs, IrPort, i).id);
-      return FALSE;
-    }
   if (l->inputs->len < d->min_inputs || l->inputs->len > d->max_inputs
       || l->outputs->len < d->min_outputs || l->outputs->len > d->max_outputs) {
     g_autofree char *ins = count_range (d->min_inputs, d->max_inputs);
