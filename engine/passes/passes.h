@@ -43,6 +43,8 @@ gboolean clinfer_pass_remove_dead_nodes (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_hardswish (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv_bn (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 

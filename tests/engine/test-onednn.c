@@ -7,6 +7,9 @@
 #include "op-test-util.h"
 #include <string.h>
 
+/* Steps of the last run_cpu() that ran as a post-op of a conv. */
+static guint last_n_fused;
+
 static void
 set_ints (ClinferNode *n, const char *name, gsize len, const int64_t *v)
 {
@@ -46,9 +49,14 @@ run_cpu (ClinferGraph *g, ClinferTensor *const *inputs, guint n_inputs,
   e = clinfer_request_get_profile (r, &n);
   *n_steps = n;
   *n_onednn = 0;
-  for (guint i = 0; i < n; i++)
+  last_n_fused = 0;
+  for (guint i = 0; i < n; i++) {
+    g_test_message ("%s: %s", e[i].node_name, e[i].kernel);
+    if (g_str_has_prefix (e[i].kernel, "onednn-fused:"))
+      last_n_fused++;
     if (g_str_has_prefix (e[i].kernel, "onednn"))
       (*n_onednn)++;
+  }
   y = clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
   g_assert_no_error (err);
   return y;
@@ -157,6 +165,66 @@ test_conv (gconstpointer data)
 }
 
 /* ---------------------------------------------------------------- */
+/* ConvTranspose                                                     */
+
+typedef struct {
+  const char *name;
+  int64_t n, c, h, w, m, k, stride, group;
+  int64_t pads[4], out_pad;
+  gboolean bias;
+  guint n_onednn;             /* 0: oneDNN cannot express it, C runs it */
+} DeconvCase;
+
+static const DeconvCase deconv_cases[] = {
+  { "2x2-s2", 1, 24, 9, 7, 24, 2, 2, 1, { 0 }, 0, FALSE, 1 },
+  { "3x3-s2-pads-bias", 1, 13, 8, 11, 5, 3, 2, 1, { 1, 1, 1, 1 }, 0, TRUE, 1 },
+  { "4x4-s2-group-2", 2, 8, 5, 6, 6, 4, 2, 2, { 1, 1, 1, 1 }, 0, TRUE, 1 },
+  { "depthwise-3x3", 1, 16, 7, 9, 16, 3, 1, 16, { 1, 1, 1, 1 }, 0, TRUE, 1 },
+  { "output-padding-in-pads", 1, 6, 5, 5, 3, 3, 2, 1, { 1, 1, 1, 1 }, 1, TRUE, 1 },
+  { "output-padding-past-pads", 1, 6, 5, 5, 3, 3, 2, 1, { 0 }, 1, TRUE, 0 },
+};
+
+static void
+test_deconv (gconstpointer data)
+{
+  const DeconvCase *c = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (20240602);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t xd[] = { c->n, c->c, c->h, c->w }, wd[] = { c->c, c->m / c->group, c->k, c->k };
+  int64_t kk[] = { c->k, c->k }, s[] = { c->stride, c->stride };
+  int64_t op[] = { c->out_pad, c->out_pad };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 1, &c->m);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferNode *in[3] = { NULL }, *node;
+  ClinferTensor *inputs[1] = { x };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  in[1] = clinfer_graph_add_constant (g, "w", w);
+  in[2] = c->bias ? clinfer_graph_add_constant (g, "b", b) : NULL;
+  node = op_test_node (g, "ConvTranspose", "", c->name, 3, in, 1);
+  set_ints (node, "kernel_shape", 2, kk);
+  set_ints (node, "strides", 2, s);
+  set_ints (node, "pads", 4, c->pads);
+  if (c->out_pad)
+    set_ints (node, "output_padding", 2, op);
+  clinfer_node_set_attr (node, "group", clinfer_attr_new_int (c->group));
+  clinfer_graph_add_output (g, (ClinferPortRef) { node, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
+  g_assert_cmpuint (n_steps, ==, 1);
+  g_assert_cmpuint (n_onednn, ==, c->n_onednn);
+  op_test_assert_close (got, ref, c->name);
+}
+
+/* ---------------------------------------------------------------- */
 /* Chains: blocked layouts between steps, reorders at the boundaries  */
 
 static ClinferNode *
@@ -223,6 +291,158 @@ test_chain_blocked (void)
   g_assert_cmpuint (n_onednn, ==, n_steps);
   g_assert_cmpuint (n_onednn, ==, 5);
   op_test_assert_close (got, ref, "chain");
+}
+
+static ClinferNode *
+add_node (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
+    ClinferNode *b)
+{
+  ClinferNode *in[2] = { a, b };
+  return op_test_node (g, op, "", name, b ? 2 : 1, in, 1);
+}
+
+/* A MobileNetV3-like tail on 12 channels (a partial block): conv ->
+ * HardSigmoid -> squeeze-excite (GlobalAveragePool, HardSigmoid, Mul by
+ * the [1,12,1,1] activation) -> Add per-channel constant -> Div by a
+ * scalar -> Clip -> Concat zeros (12 -> 20 channels: the padding the
+ * eltwise steps left must read as zeros) -> Resize nearest x2 ->
+ * AveragePool 3x3 s2 -> Sub scalar: every step on oneDNN, blocked. */
+static void
+test_chain_eltwise (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (10);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t xd[] = { 1, 12, 9, 11 }, cd[] = { 12, 1, 1 }, one[] = { 1 };
+  int64_t zd[] = { 1, 8, 9, 11 }, sd[] = { 4 }, k3[] = { 3, 3 }, s2[] = { 2, 2 };
+  int64_t p1[] = { 1, 1, 1, 1 };
+  float six = 6.f, lo = -0.3f, hi = 0.4f, half = 0.5f;
+  float scales[] = { 1.f, 1.f, 2.f, 2.f };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) cb = op_test_random (rand, 3, cd);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferNode *in, *a, *se, *clip_in[3], *cat_in[2], *rs_in[3];
+  ClinferTensor *inputs[1] = { x };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  a = add_conv (g, rand, "c", in, 12, 12, 3, 1, 1, NULL, NULL);
+  a = add_node (g, "HardSigmoid", "hs", a, NULL);
+  se = add_node (g, "GlobalAveragePool", "gap", a, NULL);
+  se = add_node (g, "HardSigmoid", "se", se, NULL);
+  a = add_node (g, "Mul", "scale", a, se);
+  a = add_node (g, "Add", "bias", clinfer_graph_add_constant (g, "cb", cb), a);
+  a = add_node (g, "Div", "div", a,
+      op_test_constant (g, "six", CLINFER_TYPE_F32, 1, one, &six));
+  clip_in[0] = a;
+  clip_in[1] = op_test_constant (g, "lo", CLINFER_TYPE_F32, 0, NULL, &lo);
+  clip_in[2] = op_test_constant (g, "hi", CLINFER_TYPE_F32, 0, NULL, &hi);
+  a = op_test_node (g, "Clip", "", "clip", 3, clip_in, 1);
+  cat_in[0] = a;
+  cat_in[1] = op_test_constant (g, "zeros", CLINFER_TYPE_F32, 4, zd, NULL);
+  a = op_test_node (g, "Concat", "", "pad", 2, cat_in, 1);
+  clinfer_node_set_attr (a, "axis", clinfer_attr_new_int (1));
+  rs_in[0] = a;
+  rs_in[1] = NULL;
+  rs_in[2] = op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, sd, scales);
+  a = op_test_node (g, "Resize", "", "up", 3, rs_in, 1);
+  clinfer_node_set_attr (a, "mode", clinfer_attr_new_string ("nearest"));
+  clinfer_node_set_attr (a, "coordinate_transformation_mode",
+      clinfer_attr_new_string ("asymmetric"));
+  clinfer_node_set_attr (a, "nearest_mode", clinfer_attr_new_string ("floor"));
+  a = add_node (g, "AveragePool", "avg", a, NULL);
+  set_ints (a, "kernel_shape", 2, k3);
+  set_ints (a, "strides", 2, s2);
+  set_ints (a, "pads", 4, p1);
+  a = add_node (g, "Sub", "sub", a,
+      op_test_constant (g, "half", CLINFER_TYPE_F32, 0, NULL, &half));
+  clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
+  g_assert_cmpuint (n_steps, ==, 12);
+  g_assert_cmpuint (n_onednn, ==, n_steps);
+  /* hs, the conv's only reader, runs as its post-op. */
+  g_assert_cmpuint (last_n_fused, ==, 1);
+  op_test_assert_close (got, ref, "eltwise chain");
+}
+
+/* conv -> Mul 0.5 -> Add 0.25 -> Sigmoid -> output: the three eltwise
+ * steps become post-ops of the conv (the two linears composed into one:
+ * oneDNN 2.6 gave the second linear post-op the first one's
+ * parameters), which writes the graph output; a second reader of the
+ * conv (mode 1) stops the fusion there. */
+static void
+test_post_ops (void)
+{
+  for (int mode = 0; mode < 2; mode++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (12);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t xd[] = { 1, 10, 13, 9 };
+    float half = 0.5f, quarter = 0.25f;
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in, *c, *a;
+    ClinferTensor *inputs[1] = { x };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    c = add_conv (g, rand, "c", in, 10, 12, 3, 1, 1, NULL, NULL);
+    a = add_node (g, "Mul", "mul", c,
+        op_test_constant (g, "half", CLINFER_TYPE_F32, 0, NULL, &half));
+    a = add_node (g, "Add", "add", a,
+        op_test_constant (g, "quarter", CLINFER_TYPE_F32, 0, NULL, &quarter));
+    a = add_node (g, "Sigmoid", "sig", a, NULL);
+    clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+    if (mode == 1)
+      clinfer_graph_add_output (g, (ClinferPortRef) { c, 0 }, "c");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 4);
+    g_assert_cmpuint (last_n_fused, ==, mode == 0 ? 3 : 0);
+    op_test_assert_close (got, ref, "post-ops");
+  }
+}
+
+/* MatMul of a 3-D and a 2-D activation by constant weights (plain
+ * layouts, packed weights); a MatMul by a run-time B stays on C. */
+static void
+test_matmul (void)
+{
+  for (int rank = 2; rank <= 3; rank++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t ad3[] = { 2, 7, 19 }, ad2[] = { 7, 19 }, wd[] = { 19, 45 };
+    int64_t *ad = rank == 3 ? ad3 : ad2;
+    ClinferShape as = clinfer_shape_make (rank, ad);
+    g_autoptr (ClinferTensor) a = op_test_random (rand, rank, ad);
+    g_autoptr (ClinferTensor) w = op_test_random (rand, 2, wd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in, *m;
+    ClinferTensor *inputs[1] = { a };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    in = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
+    m = add_node (g, "MatMul", "mm", in, clinfer_graph_add_constant (g, "w", w));
+    clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 1);
+    g_assert_cmpuint (n_onednn, ==, 1);
+    op_test_assert_close (got, ref, "matmul");
+  }
 }
 
 /* A conv output read by a C kernel (Transpose) and by a oneDNN conv:
@@ -296,6 +516,87 @@ test_threads_and_switch (void)
   }
 }
 
+/* FusedConv (Clip -1..1) -> Mul 0.5 -> Clip 0..0.3: the Mul becomes a
+ * post-op, the second Clip (clip_v2 again, other bounds) does not. */
+static void
+test_post_ops_same_alg (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (13);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t xd[] = { 1, 8, 11, 7 };
+  float lo1 = -1.f, hi1 = 1.f, half = 0.5f, lo2 = 0.f, hi2 = 0.3f;
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferNode *in, *a, *clip_in[3];
+  ClinferTensor *inputs[1] = { x };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  clip_in[0] = add_conv (g, rand, "c", in, 8, 8, 3, 1, 1, NULL, NULL);
+  clip_in[1] = op_test_constant (g, "lo1", CLINFER_TYPE_F32, 0, NULL, &lo1);
+  clip_in[2] = op_test_constant (g, "hi1", CLINFER_TYPE_F32, 0, NULL, &hi1);
+  a = op_test_node (g, "Clip", "", "clip1", 3, clip_in, 1);
+  a = add_node (g, "Mul", "mul", a,
+      op_test_constant (g, "half", CLINFER_TYPE_F32, 0, NULL, &half));
+  clip_in[0] = a;
+  clip_in[1] = op_test_constant (g, "lo2", CLINFER_TYPE_F32, 0, NULL, &lo2);
+  clip_in[2] = op_test_constant (g, "hi2", CLINFER_TYPE_F32, 0, NULL, &hi2);
+  a = op_test_node (g, "Clip", "", "clip2", 3, clip_in, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
+  /* FusedConv (with clip1), mul, clip2 */
+  g_assert_cmpuint (n_steps, ==, 3);
+  g_assert_cmpuint (n_onednn, ==, 3);
+  g_assert_cmpuint (last_n_fused, ==, 1);
+  op_test_assert_close (got, ref, "post-ops, same algorithm");
+}
+
+/* conv -> x * Clip (x + 3, 0, 6) / 6 (written out, opset 13): the
+ * fuse-hardswish pass makes it one HardSwish, which runs as the conv's
+ * post-op. */
+static void
+test_post_op_hardswish (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (14);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t xd[] = { 1, 16, 9, 13 };
+  float three = 3.f, zero = 0.f, six = 6.f;
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferNode *in, *c, *a, *clip_in[3];
+  ClinferTensor *inputs[1] = { x };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  c = add_conv (g, rand, "c", in, 16, 16, 3, 1, 1, NULL, NULL);
+  clip_in[0] = add_node (g, "Add", "plus3", c,
+      op_test_constant (g, "three", CLINFER_TYPE_F32, 0, NULL, &three));
+  clip_in[1] = op_test_constant (g, "zero", CLINFER_TYPE_F32, 0, NULL, &zero);
+  clip_in[2] = op_test_constant (g, "six", CLINFER_TYPE_F32, 0, NULL, &six);
+  a = op_test_node (g, "Clip", "", "relu6", 3, clip_in, 1);
+  a = add_node (g, "Mul", "gate", c, a);
+  a = add_node (g, "Div", "div6", a,
+      op_test_constant (g, "six2", CLINFER_TYPE_F32, 0, NULL, &six));
+  clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
+  g_assert_cmpuint (n_steps, ==, 2);
+  g_assert_cmpuint (n_onednn, ==, 2);
+  g_assert_cmpuint (last_n_fused, ==, 1);
+  op_test_assert_close (got, ref, "hardswish post-op");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -304,7 +605,16 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/onednn/conv/%s", conv_cases[i].name);
     g_test_add_data_func (path, &conv_cases[i], test_conv);
   }
+  for (gsize i = 0; i < G_N_ELEMENTS (deconv_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/onednn/deconv/%s", deconv_cases[i].name);
+    g_test_add_data_func (path, &deconv_cases[i], test_deconv);
+  }
   g_test_add_func ("/onednn/chain/blocked", test_chain_blocked);
+  g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);
+  g_test_add_func ("/onednn/matmul", test_matmul);
+  g_test_add_func ("/onednn/post-ops", test_post_ops);
+  g_test_add_func ("/onednn/post-ops-same-alg", test_post_ops_same_alg);
+  g_test_add_func ("/onednn/post-op-hardswish", test_post_op_hardswish);
   g_test_add_func ("/onednn/chain/boundary", test_chain_boundary);
   g_test_add_func ("/onednn/threads-and-switch", test_threads_and_switch);
   return g_test_run ();

@@ -10,9 +10,25 @@ G_BEGIN_DECLS
 
 typedef enum {
   ONEDNN_OP_CONV,            /* Conv / FusedConv: convolution + post-ops */
+  ONEDNN_OP_DECONV,          /* ConvTranspose: deconvolution + bias */
   ONEDNN_OP_POOL,            /* MaxPool: pooling */
   ONEDNN_OP_PAD_CHANNELS,    /* Concat (x, zeros) on channels: block copy */
+  ONEDNN_OP_ELTWISE,         /* unary, or arithmetic with a scalar constant */
+  ONEDNN_OP_BINARY,          /* Add/Sub/Mul/Div with broadcast */
+  ONEDNN_OP_AVG_POOL,        /* AveragePool, GlobalAveragePool/MaxPool */
+  ONEDNN_OP_RESAMPLE,        /* nearest Resize by whole factors */
+  ONEDNN_OP_MATMUL,          /* MatMul by constant weights, plain layouts */
+  ONEDNN_OP_FUSED,           /* an eltwise run as a post-op of the conv before */
 } OnednnOpKind;
+
+/* An eltwise step: alg (alpha, beta), then alg2 in place when not 0. */
+typedef struct {
+  dnnl_alg_kind_t alg, alg2;
+  float alpha, beta, alpha2, beta2;
+} OnednnEltwise;
+
+/* Eltwise steps a conv absorbs as post-ops, at most. */
+#define ONEDNN_MAX_POST_OPS 6
 
 /* One activation a step reads or writes: the slot's own layout and the
  * layout the primitive uses; when they differ a reorder goes through a
@@ -29,6 +45,13 @@ typedef struct {
   OnednnOpKind kind;
   guint step;
   dnnl_primitive_t prim;
+  dnnl_primitive_t prim2;    /* ONEDNN_OP_ELTWISE: second one, in place */
+  guint src_input;           /* node input read as src (0 unless swapped) */
+  guint z_input;             /* node input of z: 3 (residual) or binary src1 */
+  int weights_arg;           /* argument of @weights (DNNL_ARG_WEIGHTS) */
+  guint out_slot;            /* slot written: the last fused step's output */
+  OnednnEltwise post[ONEDNN_MAX_POST_OPS];   /* fused eltwise steps, in order */
+  guint n_post;
   OnednnOperand src, z, dst;
   gboolean z_as_sum;         /* residual copied into dst, sum post-op */
   dnnl_memory_t weights, bias;   /* read-only, shared by every request */
@@ -40,12 +63,15 @@ typedef struct {
   /* ONEDNN_OP_PAD_CHANNELS, per image: bytes copied from x, bytes of y */
   int64_t batch;
   gsize copy_bytes, out_bytes;
+  int64_t c_in, block, hw;   /* x's channels, the block size, H * W */
 } OnednnStep;
 
 struct _ClinferOnednnPlan {
   ClinferPlan *plan;
   dnnl_engine_t engine;
   int *step_index;           /* per plan step: index in @steps or -1 */
+  int *fused_into;           /* per plan step: the conv step it is a
+                              * post-op of, or -1 */
   GArray *steps;             /* OnednnStep */
   gboolean *blocked;         /* per slot: kept in the blocked layout */
   dnnl_format_tag_t block_tag;   /* nChw8c (AVX2) or nChw16c (AVX-512) */
@@ -73,6 +99,16 @@ gboolean clinfer_onednn_operand_init (ClinferOnednnPlan *oplan,
 /* The memory desc of slot @slot in the plan's layout. */
 void clinfer_onednn_slot_md (const ClinferOnednnPlan *oplan, guint slot,
     dnnl_memory_desc_t *md);
+/* Rounds @shape's channels up to whole blocks. */
+void clinfer_onednn_pad_channels_shape (const ClinferOnednnPlan *oplan,
+    ClinferShape *shape);
+/* The blocked desc of @shape for an element-wise step reading or writing
+ * slot @slot: channels rounded up to whole blocks when the slot is kept
+ * blocked (the padding channels are then computed like real ones, so
+ * functions with f (0) != 0 keep jit kernels; consumers never read them
+ * as data: convs' padded weights are zero, pad_channels zeroes them). */
+void clinfer_onednn_view_md (const ClinferOnednnPlan *oplan, guint slot,
+    const ClinferShape *shape, dnnl_memory_desc_t *md);
 /* Memory desc of 4-D f32 @shape with @tag. */
 void clinfer_onednn_md_4d (const ClinferShape *shape, dnnl_format_tag_t tag,
     dnnl_memory_desc_t *md);
@@ -81,10 +117,41 @@ void clinfer_onednn_md_4d (const ClinferShape *shape, dnnl_format_tag_t tag,
  * without @error when oneDNN has no implementation for it. */
 gboolean clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+gboolean clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error);
 gboolean clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 gboolean clinfer_onednn_pad_channels_build (ClinferOnednnPlan *oplan,
     OnednnStep *s, const ClinferStep *st, GError **error);
+/* TRUE when @st is an element-wise, binary, average/global pooling or
+ * Resize node onednn-eltwise.c takes. */
+gboolean clinfer_onednn_eltwise_accepts (const ClinferPlan *plan,
+    const ClinferStep *st, OnednnOpKind *kind);
+gboolean clinfer_onednn_eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error);
+/* MatMul of a 2-D/3-D activation by constant 2-D weights. */
+gboolean clinfer_onednn_matmul_accepts (const ClinferPlan *plan,
+    const ClinferStep *st);
+gboolean clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error);
+/* The eltwise algorithm(s) of @node and the input it reads, FALSE when
+ * it is not a unary/scalar-constant element-wise op. */
+gboolean clinfer_onednn_eltwise_spec (const ClinferNode *node,
+    OnednnEltwise *e, guint *src_input);
+/* Creates the step's primitive from @pd (freed) and names the kernel. */
+gboolean clinfer_onednn_primitive_create (OnednnStep *s,
+    dnnl_primitive_desc_t pd, const ClinferStep *st, GError **error);
+/* Lays out the step's scratch (scratchpad, then the temporaries of the
+ * src, z and dst operands' reorders). */
+gboolean clinfer_onednn_place_operands (ClinferOnednnPlan *oplan,
+    OnednnStep *s, const ClinferStep *st, const dnnl_memory_desc_t *src_md,
+    const dnnl_memory_desc_t *z_md, const dnnl_memory_desc_t *dst_md,
+    GError **error);
+/* A copy of the constant @t (plain, @user_md) in layout @want. */
+gboolean clinfer_onednn_constant_new (dnnl_engine_t engine,
+    const ClinferTensor *t, const dnnl_memory_desc_t *user_md,
+    const dnnl_memory_desc_t *want, void **data, dnnl_memory_t *mem,
+    GError **error);
 /* The implementation name of @pd's primitive, for profiles. */
 char *clinfer_onednn_impl_name (const_dnnl_primitive_desc_t pd);
 

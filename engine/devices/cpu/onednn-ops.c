@@ -61,6 +61,20 @@ conv_accepts (const ClinferPlan *plan, const ClinferStep *st)
 }
 
 static gboolean
+deconv_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 2);
+
+  return node->n_inputs <= 3 && is_f32_4d (x) && is_f32_4d (w)
+      && w->value != NULL && is_f32_4d (&node->outputs[0])
+      && activation_slot (plan, st->in_slots[0])
+      && (b == NULL || (b->value != NULL && b->type == CLINFER_TYPE_F32));
+}
+
+static gboolean
 pool_accepts (const ClinferPlan *plan, const ClinferStep *st)
 {
   const ClinferNode *node = st->node;
@@ -110,6 +124,10 @@ clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
     *kind = ONEDNN_OP_CONV;
     return conv_accepts (plan, st);
   }
+  if (is_op (node, "", "ConvTranspose")) {
+    *kind = ONEDNN_OP_DECONV;
+    return deconv_accepts (plan, st);
+  }
   if (is_op (node, "", "MaxPool")) {
     *kind = ONEDNN_OP_POOL;
     return pool_accepts (plan, st);
@@ -118,7 +136,11 @@ clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
     *kind = ONEDNN_OP_PAD_CHANNELS;
     return pad_channels_accepts (plan, st);
   }
-  return FALSE;
+  if (is_op (node, "", "MatMul")) {
+    *kind = ONEDNN_OP_MATMUL;
+    return clinfer_onednn_matmul_accepts (plan, st);
+  }
+  return clinfer_onednn_eltwise_accepts (plan, st, kind);
 }
 
 char *
@@ -140,9 +162,9 @@ align_up (gsize n)
 
 /* Primitive from @pd (freed), its scratchpad placed at the start of the
  * step's scratch region. */
-static gboolean
-create_primitive (OnednnStep *s, dnnl_primitive_desc_t pd, ClinferStep *st,
-    GError **error)
+gboolean
+clinfer_onednn_primitive_create (OnednnStep *s, dnnl_primitive_desc_t pd,
+    const ClinferStep *st, GError **error)
 {
   const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md (pd,
       dnnl_query_scratchpad_md, 0);
@@ -151,7 +173,7 @@ create_primitive (OnednnStep *s, dnnl_primitive_desc_t pd, ClinferStep *st,
   if (sp)
     s->scratchpad_md = *sp;
   g_free (st->kernel.name);
-  st->kernel.name = clinfer_onednn_impl_name (pd);
+  ((ClinferStep *) st)->kernel.name = clinfer_onednn_impl_name (pd);
   ok = clinfer_onednn_check (dnnl_primitive_create (&s->prim, pd),
       "creating a primitive", error);
   dnnl_primitive_desc_destroy (pd);
@@ -189,9 +211,26 @@ append_activation (dnnl_post_ops_t po, const ClinferConvParams *p)
 
 /* Post-ops of FusedConv: residual (binary add, or sum when @as_sum), then
  * the activation. */
+/* The eltwise steps fused into the conv, after its own activation. */
 static gboolean
-conv_attr (const ClinferConvParams *p, const dnnl_memory_desc_t *z_md,
-    gboolean as_sum, dnnl_primitive_attr_t *attr, GError **error)
+append_fused (dnnl_post_ops_t po, const OnednnStep *s)
+{
+  gboolean ok = TRUE;
+
+  for (guint i = 0; ok && i < s->n_post; i++) {
+    const OnednnEltwise *e = &s->post[i];
+    ok = dnnl_post_ops_append_eltwise (po, 1.f, e->alg, e->alpha, e->beta)
+        == dnnl_success
+        && (e->alg2 == 0 || dnnl_post_ops_append_eltwise (po, 1.f, e->alg2,
+                e->alpha2, e->beta2) == dnnl_success);
+  }
+  return ok;
+}
+
+static gboolean
+conv_attr (const ClinferConvParams *p, const OnednnStep *s,
+    const dnnl_memory_desc_t *z_md, gboolean as_sum,
+    dnnl_primitive_attr_t *attr, GError **error)
 {
   dnnl_post_ops_t po = NULL;
   gboolean ok;
@@ -204,7 +243,7 @@ conv_attr (const ClinferConvParams *p, const dnnl_memory_desc_t *z_md,
   ok = z_md == NULL
       || (as_sum ? dnnl_post_ops_append_sum (po, 1.f)
           : dnnl_post_ops_append_binary (po, dnnl_binary_add, z_md)) == dnnl_success;
-  ok = ok && append_activation (po, p);
+  ok = ok && append_activation (po, p) && append_fused (po, s);
   ok = ok && dnnl_primitive_attr_set_post_ops (*attr, po) == dnnl_success;
   dnnl_post_ops_destroy (po);
   if (!ok)
@@ -214,8 +253,8 @@ conv_attr (const ClinferConvParams *p, const dnnl_memory_desc_t *z_md,
 }
 
 /* Reorders the constant @t (plain, @user_md) into a new buffer of @want. */
-static gboolean
-reorder_constant (dnnl_engine_t engine, const ClinferTensor *t,
+gboolean
+clinfer_onednn_constant_new (dnnl_engine_t engine, const ClinferTensor *t,
     const dnnl_memory_desc_t *user_md, const dnnl_memory_desc_t *want,
     void **data, dnnl_memory_t *mem, GError **error)
 {
@@ -258,19 +297,20 @@ reorder_constant (dnnl_engine_t engine, const ClinferTensor *t,
 
 /* Lays out the step's scratch: scratchpad first, then the operands'
  * temporaries. */
-static gboolean
-place_operands (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+gboolean
+clinfer_onednn_place_operands (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
     const dnnl_memory_desc_t *src_md, const dnnl_memory_desc_t *z_md,
     const dnnl_memory_desc_t *dst_md, GError **error)
 {
   gsize end = align_up (dnnl_memory_desc_get_size (&s->scratchpad_md));
 
   s->scratchpad_offset = 0;
-  if (!clinfer_onednn_operand_init (oplan, &s->src, st->in_slots[0], src_md,
-          FALSE, &end, error)
-      || (z_md && !clinfer_onednn_operand_init (oplan, &s->z, st->in_slots[3],
+  if (!clinfer_onednn_operand_init (oplan, &s->src, st->in_slots[s->src_input],
+          src_md, FALSE, &end, error)
+      || (z_md && !clinfer_onednn_operand_init (oplan, &s->z,
+              st->in_slots[s->z_input],
               z_md, FALSE, &end, error))
-      || !clinfer_onednn_operand_init (oplan, &s->dst, st->out_slots[0], dst_md,
+      || !clinfer_onednn_operand_init (oplan, &s->dst, s->out_slot, dst_md,
           TRUE, &end, error))
     return FALSE;
   s->scratch_bytes = end;
@@ -347,19 +387,41 @@ conv_pd (ClinferOnednnPlan *oplan, ConvDescs *d, gboolean with_bias,
   return pd;
 }
 
+/* Reorders the weights (and bias) into what @pd wants, creates the
+ * primitive and places the operands: shared by Conv and ConvTranspose. */
+static gboolean
+conv_finish (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+    dnnl_primitive_desc_t pd, ConvDescs *d, gboolean has_z, GError **error)
+{
+  ClinferPortDesc *w = clinfer_node_input_desc (st->node, 1);
+  ClinferPortDesc *b = clinfer_node_input_desc (st->node, 2);
+  const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md (pd,
+      dnnl_query_weights_md, 0);
+
+  if (!clinfer_onednn_constant_new (oplan->engine, w->value, &d->user_weights, wmd,
+          &s->weights_data, &s->weights, error)
+      || (b && !clinfer_onednn_constant_new (oplan->engine, b->value, &d->bias, &d->bias,
+              &s->bias_data, &s->bias, error))) {
+    dnnl_primitive_desc_destroy (pd);
+    return FALSE;
+  }
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  return clinfer_onednn_place_operands (oplan, s, st, &d->src, has_z ? &d->z : NULL, &d->dst,
+      error);
+}
+
 gboolean
 clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error)
 {
   const ClinferNode *node = st->node;
   const ClinferConvParams *p = node->op_data;
-  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
   ClinferPortDesc *b = clinfer_node_input_desc (node, 2);
   gboolean has_z = node->n_inputs > 3 && node->inputs[3].node != NULL;
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
   ConvDescs d = { 0 };
-  const dnnl_memory_desc_t *wmd;
 
   if (!conv_descs (oplan, st, &d, error))
     return FALSE;
@@ -368,7 +430,7 @@ clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   /* The residual as a binary post-op reads it in the kernel; where the
    * implementation lacks that, it is copied into dst for a sum post-op. */
   for (int as_sum = 0; as_sum < 2 && pd == NULL; as_sum++) {
-    if (!conv_attr (p, has_z ? &d.z : NULL, as_sum, &attr, error))
+    if (!conv_attr (p, s, has_z ? &d.z : NULL, as_sum, &attr, error))
       return FALSE;
     pd = conv_pd (oplan, &d, b != NULL, attr);
     dnnl_primitive_attr_destroy (attr);
@@ -378,15 +440,110 @@ clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   }
   if (pd == NULL)
     return FALSE;
-  wmd = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
-  if (!reorder_constant (oplan->engine, w->value, &d.user_weights, wmd,
-          &s->weights_data, &s->weights, error)
-      || (b && !reorder_constant (oplan->engine, b->value, &d.bias, &d.bias,
-              &s->bias_data, &s->bias, error))
-      || !create_primitive (s, pd, (ClinferStep *) st, error))
+  /* Fused eltwise steps must not push the conv onto oneDNN's reference
+   * implementation: then they run on their own (plan: unfuse). */
+  if (s->n_post > 0) {
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
+        != dnnl_success || impl == NULL || g_str_has_prefix (impl, "ref")) {
+      dnnl_primitive_desc_destroy (pd);
+      return FALSE;
+    }
+  }
+  return conv_finish (oplan, s, st, pd, &d, has_z, error);
+}
+
+/* ConvTranspose geometry from the node's attributes and the inferred
+ * output extents; FALSE (no error) for what the deconvolution cannot
+ * express exactly (output_shape, auto_pad SAME, pads the output_padding
+ * would make negative). */
+static gboolean
+deconv_descs (ClinferOnednnPlan *oplan, const ClinferStep *st, ConvDescs *d,
+    int64_t *group, GError **error)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+  const ClinferShape *y = &node->outputs[0].shape;
+  ClinferWindowAttrs a;
+  int64_t out_shape[CLINFER_MAX_SPATIAL + 2], g, m;
+  gsize n_out_shape = 0;
+
+  if (!clinfer_window_attrs_parse (node, FALSE, &a, error)
+      || !clinfer_conv_group_attr (node, group, error)
+      || !clinfer_window_read_ints (node, "output_shape", 0,
+          CLINFER_MAX_SPATIAL + 2, out_shape, &n_out_shape, error))
     return FALSE;
-  return place_operands (oplan, s, st, &d.src, has_z ? &d.z : NULL, &d.dst,
-      error);
+  if (n_out_shape > 0 || a.auto_pad == CLINFER_AUTO_PAD_SAME_UPPER
+      || a.auto_pad == CLINFER_AUTO_PAD_SAME_LOWER)
+    return TRUE;
+  g = *group;
+  m = w->shape.dims[1] * g;
+  if (y->dims[1] != m || x->shape.dims[1] != w->shape.dims[0]
+      || w->shape.dims[0] % g != 0)
+    return TRUE;
+  for (int i = 0; i < 2; i++) {
+    int64_t s = a.n_strides ? a.strides[i] : 1;
+    int64_t dl = a.n_dilations ? a.dilations[i] : 1;
+    int64_t k = w->shape.dims[2 + i];
+    gboolean pads = a.auto_pad == CLINFER_AUTO_PAD_NOTSET && a.n_pads;
+
+    d->strides[i] = s;
+    d->dilates[i] = dl - 1;
+    d->pad_l[i] = pads ? a.pads[i] : 0;
+    d->pad_r[i] = (x->shape.dims[2 + i] - 1) * s + (k - 1) * dl + 1
+        - d->pad_l[i] - y->dims[2 + i];
+    if (d->pad_r[i] < 0)
+      return TRUE;
+  }
+  clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &d->src);
+  clinfer_onednn_md_4d (y, oplan->block_tag, &d->dst);
+  /* ONNX weights are [C_in, C_out / group, kH, kW]: "io" order. */
+  if (g == 1) {
+    dnnl_dims_t wd = { m, w->shape.dims[0], w->shape.dims[2], w->shape.dims[3] };
+    dnnl_memory_desc_init_by_tag (&d->user_weights, 4, wd, dnnl_f32, dnnl_iohw);
+    dnnl_memory_desc_init_by_tag (&d->weights, 4, wd, dnnl_f32, dnnl_format_tag_any);
+  } else {
+    dnnl_dims_t wd = { g, m / g, w->shape.dims[0] / g, w->shape.dims[2],
+      w->shape.dims[3] };
+    dnnl_memory_desc_init_by_tag (&d->user_weights, 5, wd, dnnl_f32, dnnl_giohw);
+    dnnl_memory_desc_init_by_tag (&d->weights, 5, wd, dnnl_f32, dnnl_format_tag_any);
+  }
+  {
+    dnnl_dims_t bd = { m };
+    dnnl_memory_desc_init_by_tag (&d->bias, 1, bd, dnnl_f32, dnnl_x);
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  gboolean with_bias = clinfer_node_input_desc (st->node, 2) != NULL;
+  dnnl_deconvolution_desc_t dd;
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  ConvDescs d = { 0 };
+  int64_t group = 1;
+  dnnl_status_t status;
+
+  if (!deconv_descs (oplan, st, &d, &group, error))
+    return FALSE;
+  if (d.src.ndims == 0)
+    return FALSE;              /* not expressible */
+  if (!make_attr (&attr, error))
+    return FALSE;
+  status = dnnl_dilated_deconvolution_forward_desc_init (&dd,
+      dnnl_forward_inference, dnnl_deconvolution_direct, &d.src, &d.weights,
+      with_bias ? &d.bias : NULL, &d.dst, d.strides, d.dilates, d.pad_l,
+      d.pad_r);
+  if (status == dnnl_success)
+    status = dnnl_primitive_desc_create (&pd, &dd, attr, oplan->engine, NULL);
+  dnnl_primitive_attr_destroy (attr);
+  if (status != dnnl_success)
+    return FALSE;
+  return conv_finish (oplan, s, st, pd, &d, FALSE, error);
 }
 
 gboolean
@@ -433,9 +590,9 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   dnnl_primitive_attr_destroy (attr);
   if (status != dnnl_success)
     return FALSE;
-  if (!create_primitive (s, pd, (ClinferStep *) st, error))
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
-  return place_operands (oplan, s, st, &src, NULL, &dst, error);
+  return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
 }
 
 gboolean
@@ -453,8 +610,11 @@ clinfer_onednn_pad_channels_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   s->batch = x->shape.dims[0];
   s->copy_bytes = dnnl_memory_desc_get_size (&src) / MAX (s->batch, 1);
   s->out_bytes = dnnl_memory_desc_get_size (&dst) / MAX (s->batch, 1);
+  s->c_in = x->shape.dims[1];
+  s->block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+  s->hw = x->shape.dims[2] * x->shape.dims[3];
   g_free (st->kernel.name);
   ((ClinferStep *) st)->kernel.name = g_strdup_printf ("onednn-layout:pad_channels_%s",
       oplan->block_tag == dnnl_nChw16c ? "nChw16c" : "nChw8c");
-  return place_operands (oplan, s, st, &src, NULL, &dst, error);
+  return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
 }

@@ -4,6 +4,7 @@
  * scratch per request for reorder temporaries and the user-managed
  * scratchpads, and executing a claimed step. */
 #include "devices/cpu/onednn-internal.h"
+#include "ops/conv.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,25 @@ clinfer_onednn_md_4d (const ClinferShape *shape, dnnl_format_tag_t tag,
 }
 
 void
+clinfer_onednn_pad_channels_shape (const ClinferOnednnPlan *oplan,
+    ClinferShape *shape)
+{
+  int64_t b = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+  shape->dims[1] = (shape->dims[1] + b - 1) / b * b;
+}
+
+void
+clinfer_onednn_view_md (const ClinferOnednnPlan *oplan, guint slot,
+    const ClinferShape *shape, dnnl_memory_desc_t *md)
+{
+  ClinferShape s = *shape;
+
+  if (slot != G_MAXUINT && oplan->blocked[slot])
+    clinfer_onednn_pad_channels_shape (oplan, &s);
+  clinfer_onednn_md_4d (&s, oplan->block_tag, md);
+}
+
+void
 clinfer_onednn_slot_md (const ClinferOnednnPlan *oplan, guint slot,
     dnnl_memory_desc_t *md)
 {
@@ -88,6 +108,16 @@ clinfer_onednn_operand_init (ClinferOnednnPlan *oplan, OnednnOperand *o,
   clinfer_onednn_slot_md (oplan, slot, &o->slot_md);
   if (dnnl_memory_desc_equal (&o->slot_md, want))
     return TRUE;
+  if (oplan->blocked[slot]) {
+    /* The channel-padded view of a blocked slot: the same bytes. */
+    ClinferShape padded = g_array_index (oplan->plan->slots, ClinferSlot,
+        slot).shape;
+    clinfer_onednn_pad_channels_shape (oplan, &padded);
+    clinfer_onednn_md_4d (&padded, oplan->block_tag, &o->slot_md);
+    if (dnnl_memory_desc_equal (&o->slot_md, want))
+      return TRUE;
+    clinfer_onednn_slot_md (oplan, slot, &o->slot_md);
+  }
   ok = clinfer_onednn_check (dnnl_primitive_attr_create (&attr),
           "creating attributes", error)
       && clinfer_onednn_check (dnnl_primitive_attr_set_scratchpad_mode (attr,
@@ -134,6 +164,8 @@ step_clear (OnednnStep *s)
   operand_clear (&s->dst);
   if (s->prim)
     dnnl_primitive_destroy (s->prim);
+  if (s->prim2)
+    dnnl_primitive_destroy (s->prim2);
   if (s->weights)
     dnnl_memory_destroy (s->weights);
   if (s->bias)
@@ -152,6 +184,7 @@ clinfer_onednn_plan_free (ClinferOnednnPlan *oplan)
     step_clear (&g_array_index (oplan->steps, OnednnStep, i));
   g_array_unref (oplan->steps);
   g_free (oplan->step_index);
+  g_free (oplan->fused_into);
   g_free (oplan->blocked);
   g_free (oplan);
 }
@@ -165,7 +198,8 @@ clinfer_onednn_plan_owns_step (const ClinferOnednnPlan *oplan, guint step)
 /* A slot stays blocked when a claimed step writes it and only claimed
  * steps read it (never a graph output). */
 static void
-decide_layouts (ClinferOnednnPlan *oplan, const gboolean *claimed)
+decide_layouts (ClinferOnednnPlan *oplan, const gboolean *claimed,
+    const OnednnOpKind *kinds)
 {
   ClinferPlan *plan = oplan->plan;
   guint n_slots = plan->slots->len;
@@ -174,10 +208,11 @@ decide_layouts (ClinferOnednnPlan *oplan, const gboolean *claimed)
   memset (oplan->blocked, 0, sizeof (gboolean) * MAX (n_slots, 1));
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    gboolean plain = !claimed[i] || kinds[i] == ONEDNN_OP_MATMUL;
     for (guint j = 0; j < st->node->n_inputs; j++)
-      if (st->in_slots[j] != G_MAXUINT && !claimed[i])
+      if (st->in_slots[j] != G_MAXUINT && plain)
         plain_reader[st->in_slots[j]] = TRUE;
-    if (claimed[i])
+    if (!plain)
       oplan->blocked[st->out_slots[0]] = TRUE;
   }
   for (guint i = 0; i < n_slots; i++) {
@@ -194,38 +229,217 @@ build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
   switch (s->kind) {
     case ONEDNN_OP_CONV:
       return clinfer_onednn_conv_build (oplan, s, st, error);
+    case ONEDNN_OP_DECONV:
+      return clinfer_onednn_deconv_build (oplan, s, st, error);
     case ONEDNN_OP_POOL:
       return clinfer_onednn_pool_build (oplan, s, st, error);
     case ONEDNN_OP_PAD_CHANNELS:
       return clinfer_onednn_pad_channels_build (oplan, s, st, error);
+    case ONEDNN_OP_ELTWISE:
+    case ONEDNN_OP_BINARY:
+    case ONEDNN_OP_AVG_POOL:
+    case ONEDNN_OP_RESAMPLE:
+      return clinfer_onednn_eltwise_build (oplan, s, st, error);
+    case ONEDNN_OP_MATMUL:
+      return clinfer_onednn_matmul_build (oplan, s, st, error);
+    case ONEDNN_OP_FUSED:
+      return TRUE;
   }
   return FALSE;
+}
+
+/* The eltwise algorithms a conv's post-ops use so far. oneDNN 2.6's jit
+ * convs give every post-op of one algorithm the parameters of the first
+ * (seen with two linear post-ops): a step whose algorithm is there with
+ * other parameters is not fused; consecutive linears are composed. */
+typedef struct {
+  dnnl_alg_kind_t alg[2 * ONEDNN_MAX_POST_OPS + 1];
+  float alpha[2 * ONEDNN_MAX_POST_OPS + 1], beta[2 * ONEDNN_MAX_POST_OPS + 1];
+  guint n;
+} PostOpAlgs;
+
+static gboolean
+post_alg_fits (const PostOpAlgs *u, dnnl_alg_kind_t alg, float alpha,
+    float beta)
+{
+  for (guint i = 0; alg != 0 && i < u->n; i++)
+    if (u->alg[i] == alg && (u->alpha[i] != alpha || u->beta[i] != beta))
+      return FALSE;
+  return TRUE;
+}
+
+static void
+post_alg_add (PostOpAlgs *u, dnnl_alg_kind_t alg, float alpha, float beta)
+{
+  if (alg == 0 || u->n >= G_N_ELEMENTS (u->alg))
+    return;
+  u->alg[u->n] = alg;
+  u->alpha[u->n] = alpha;
+  u->beta[u->n] = beta;
+  u->n++;
+}
+
+/* The conv's own activation (FusedConv), as append_activation adds it. */
+static void
+post_algs_init (PostOpAlgs *u, const ClinferNode *conv)
+{
+  const ClinferConvParams *p = conv->op_data;
+
+  u->n = 0;
+  if (p == NULL)
+    return;
+  if (p->act == CLINFER_ACT_RELU)
+    post_alg_add (u, dnnl_eltwise_relu, 0.f, 0.f);
+  else if (p->act == CLINFER_ACT_LEAKY_RELU)
+    post_alg_add (u, dnnl_eltwise_relu, p->act_alpha, 0.f);
+  else if (p->act == CLINFER_ACT_CLIP)
+    post_alg_add (u, dnnl_eltwise_clip_v2, p->act_min, p->act_max);
+}
+
+/* Post-op fusion: a claimed conv followed by eltwise steps, each the
+ * only reader of the one before (never a graph output), runs them as
+ * eltwise post-ops. The fused steps become ONEDNN_OP_FUSED (no work);
+ * the conv writes the last one's output slot. */
+static void
+fuse_post_ops (ClinferOnednnPlan *oplan, const gboolean *claimed,
+    OnednnOpKind *kinds)
+{
+  ClinferPlan *plan = oplan->plan;
+  guint n_slots = plan->slots->len, n = plan->steps->len;
+  g_autofree guint *n_readers = g_new0 (guint, MAX (n_slots, 1));
+  g_autofree guint *reader = g_new0 (guint, MAX (n_slots, 1));
+
+  for (guint i = 0; i < n; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    oplan->fused_into[i] = -1;
+    for (guint j = 0; j < st->node->n_inputs; j++)
+      if (st->in_slots[j] != G_MAXUINT) {
+        n_readers[st->in_slots[j]]++;
+        reader[st->in_slots[j]] = i;
+      }
+  }
+  for (guint i = 0; i < n; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    guint cur = st->out_slots[0], n_post = 0;
+    PostOpAlgs used;
+    OnednnEltwise last = { 0 };
+
+    if (!claimed[i] || kinds[i] != ONEDNN_OP_CONV)
+      continue;
+    post_algs_init (&used, st->node);
+    while (n_post < ONEDNN_MAX_POST_OPS && n_readers[cur] == 1
+        && !g_array_index (plan->slots, ClinferSlot, cur).is_output) {
+      guint j = reader[cur], src;
+      ClinferStep *next = &g_array_index (plan->steps, ClinferStep, j);
+      OnednnEltwise e;
+      gboolean composes;
+      if (!claimed[j] || kinds[j] != ONEDNN_OP_ELTWISE
+          || !clinfer_onednn_eltwise_spec (next->node, &e, &src)
+          || next->in_slots[src] != cur)
+        break;
+      composes = n_post > 0 && last.alg == dnnl_eltwise_linear
+          && last.alg2 == 0 && e.alg == dnnl_eltwise_linear && e.alg2 == 0;
+      if (!composes && (!post_alg_fits (&used, e.alg, e.alpha, e.beta)
+              || !post_alg_fits (&used, e.alg2, e.alpha2, e.beta2)))
+        break;
+      if (!composes) {
+        post_alg_add (&used, e.alg, e.alpha, e.beta);
+        post_alg_add (&used, e.alg2, e.alpha2, e.beta2);
+      } else {
+        /* The composed linear replaces the previous one's entry. */
+        e.beta = e.alpha * last.beta + e.beta;
+        e.alpha = e.alpha * last.alpha;
+        used.alpha[used.n - 1] = e.alpha;
+        used.beta[used.n - 1] = e.beta;
+      }
+      last = e;
+      kinds[j] = ONEDNN_OP_FUSED;
+      oplan->fused_into[j] = i;
+      cur = next->out_slots[0];
+      n_post++;
+    }
+  }
+}
+
+/* The post-ops and output slot of conv step @i from its fused steps. */
+static void
+collect_post_ops (ClinferOnednnPlan *oplan, guint i, OnednnStep *s)
+{
+  ClinferPlan *plan = oplan->plan;
+
+  for (guint j = i + 1; j < plan->steps->len; j++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, j);
+    guint src;
+    OnednnEltwise e, *prev = s->n_post ? &s->post[s->n_post - 1] : NULL;
+    if (oplan->fused_into[j] != (int) i || s->n_post >= ONEDNN_MAX_POST_OPS)
+      continue;
+    clinfer_onednn_eltwise_spec (st->node, &e, &src);
+    s->out_slot = st->out_slots[0];
+    /* linear (a2, b2) after linear (a1, b1): linear (a1 a2, a2 b1 + b2),
+     * as fuse_post_ops decided. */
+    if (prev && prev->alg == dnnl_eltwise_linear && prev->alg2 == 0
+        && e.alg == dnnl_eltwise_linear && e.alg2 == 0) {
+      prev->beta = e.alpha * prev->beta + e.beta;
+      prev->alpha = e.alpha * prev->alpha;
+      continue;
+    }
+    s->post[s->n_post++] = e;
+  }
+}
+
+/* A conv whose post-ops oneDNN refused runs its eltwise steps alone. */
+static gboolean
+unfuse (ClinferOnednnPlan *oplan, guint i, OnednnOpKind *kinds)
+{
+  gboolean any = FALSE;
+
+  for (guint j = 0; j < oplan->plan->steps->len; j++)
+    if (oplan->fused_into[j] == (int) i) {
+      oplan->fused_into[j] = -1;
+      kinds[j] = ONEDNN_OP_ELTWISE;
+      any = TRUE;
+    }
+  return any;
 }
 
 /* Builds every claimed step; a step oneDNN cannot implement is
  * unclaimed (*retry) and the layouts have to be decided again. */
 static gboolean
 build_steps (ClinferOnednnPlan *oplan, gboolean *claimed,
-    const OnednnOpKind *kinds, gboolean *retry, GError **error)
+    OnednnOpKind *kinds, gboolean *retry, GError **error)
 {
   ClinferPlan *plan = oplan->plan;
 
   *retry = FALSE;
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
-    OnednnStep s = { .kind = kinds[i], .step = i };
+    OnednnStep s = { .kind = kinds[i], .step = i, .z_input = 3,
+      .weights_arg = DNNL_ARG_WEIGHTS, .out_slot = st->out_slots[0] };
     GError *local = NULL;
 
     oplan->step_index[i] = -1;
     if (!claimed[i])
       continue;
+    if (kinds[i] == ONEDNN_OP_FUSED) {
+      ClinferStep *conv = &g_array_index (plan->steps, ClinferStep,
+          oplan->fused_into[i]);
+      g_free (st->kernel.name);
+      st->kernel.name = g_strdup_printf ("onednn-fused:post-op of %s",
+          clinfer_node_label (conv->node));
+      oplan->step_index[i] = oplan->steps->len;
+      g_array_append_val (oplan->steps, s);
+      continue;
+    }
+    if (kinds[i] == ONEDNN_OP_CONV)
+      collect_post_ops (oplan, i, &s);
     if (!build_step (oplan, &s, st, &local)) {
       step_clear (&s);
       if (local) {
         g_propagate_error (error, local);
         return FALSE;
       }
-      claimed[i] = FALSE;
+      if (!unfuse (oplan, i, kinds))
+        claimed[i] = FALSE;
       *retry = TRUE;
       continue;
     }
@@ -260,6 +474,14 @@ resize_slots (ClinferOnednnPlan *oplan)
     clinfer_onednn_slot_md (oplan, i, &md);
     s->bytes = MAX (s->bytes, dnnl_memory_desc_get_size (&md));
   }
+  /* A conv with post-ops writes its last fused step's slot: that slot
+   * lives from the conv on. */
+  for (guint i = 0; i < oplan->steps->len; i++) {
+    OnednnStep *st = &g_array_index (oplan->steps, OnednnStep, i);
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, st->out_slot);
+    if (st->kind != ONEDNN_OP_FUSED && st->n_post > 0)
+      s->first_step = MIN (s->first_step, (int) st->step);
+  }
   clinfer_plan_assign_memory (plan);
 }
 
@@ -284,14 +506,16 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   oplan = g_new0 (ClinferOnednnPlan, 1);
   oplan->plan = plan;
   oplan->step_index = g_new (int, MAX (n, 1));
+  oplan->fused_into = g_new (int, MAX (n, 1));
   oplan->blocked = g_new0 (gboolean, MAX (plan->slots->len, 1));
   oplan->steps = g_array_new (FALSE, TRUE, sizeof (OnednnStep));
   oplan->block_tag = device->isa >= CLINFER_CPU_ISA_AVX512 ? dnnl_nChw16c
       : dnnl_nChw8c;
   oplan->engine = clinfer_onednn_engine (&local);
+  fuse_post_ops (oplan, claimed, kinds);
   while (oplan->engine && retry) {
     clear_steps (oplan);
-    decide_layouts (oplan, claimed);
+    decide_layouts (oplan, claimed, kinds);
     if (!build_steps (oplan, claimed, kinds, &retry, &local))
       break;
   }
@@ -354,6 +578,8 @@ static gboolean
 run_step_init (ClinferOnednnRun *run, const OnednnStep *s, RunStep *rs,
     ClinferTensor **slot_tensors, GError **error)
 {
+  if (s->kind == ONEDNN_OP_FUSED)
+    return TRUE;               /* done by the conv's post-ops */
   if (!operand_memories (run, &s->src, slot_tensors, &rs->src_slot, &rs->src,
           error)
       || !operand_memories (run, &s->dst, slot_tensors, &rs->dst_slot, &rs->dst,
@@ -370,10 +596,12 @@ run_step_init (ClinferOnednnRun *run, const OnednnStep *s, RunStep *rs,
   if (rs->scratchpad)
     add_arg (rs, DNNL_ARG_SCRATCHPAD, rs->scratchpad);
   if (s->weights)
-    add_arg (rs, DNNL_ARG_WEIGHTS, s->weights);
+    add_arg (rs, s->weights_arg, s->weights);
   if (s->bias)
     add_arg (rs, DNNL_ARG_BIAS, s->bias);
-  if (rs->z && !s->z_as_sum)
+  if (rs->z && s->kind == ONEDNN_OP_BINARY)
+    add_arg (rs, DNNL_ARG_SRC_1, rs->z);
+  else if (rs->z && !s->z_as_sum)
     add_arg (rs, DNNL_ARG_ATTR_MULTIPLE_POST_OP (0) | DNNL_ARG_SRC_1, rs->z);
   return TRUE;
 }
@@ -470,6 +698,15 @@ pad_channels (const OnednnStep *s, const void *src, void *dst)
     guint8 *y = (guint8 *) dst + n * s->out_bytes;
     memcpy (y, x, s->copy_bytes);
     memset (y + s->copy_bytes, 0, s->out_bytes - s->copy_bytes);
+    /* x's last partial block: its padding channels become real ones, and
+     * an eltwise step before may have left non-zeros there. */
+    if (s->c_in % s->block != 0) {
+      float *last = (float *) y + (s->c_in / s->block) * s->hw * s->block;
+      int64_t used = s->c_in % s->block;
+      for (int64_t i = 0; i < s->hw; i++)
+        memset (last + i * s->block + used, 0,
+            (s->block - used) * sizeof (float));
+    }
   }
 }
 
@@ -480,6 +717,9 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
   const OnednnStep *s = &g_array_index (run->oplan->steps, OnednnStep,
       run->oplan->step_index[step]);
   RunStep *rs = &run->steps[run->oplan->step_index[step]];
+
+  if (s->kind == ONEDNN_OP_FUSED)
+    return TRUE;
 
   if (!bind_slot (rs->src_slot, slot_tensors, s->src.slot, error)
       || (rs->z_slot && !bind_slot (rs->z_slot, slot_tensors, s->z.slot, error))
@@ -501,6 +741,13 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     if (!clinfer_onednn_check (dnnl_primitive_execute (s->prim, run->stream,
             rs->n_args, rs->args), "executing a primitive", error))
       return FALSE;
+    if (s->prim2) {
+      dnnl_exec_arg_t args[] = { { DNNL_ARG_SRC, rs->dst },
+        { DNNL_ARG_DST, rs->dst } };
+      if (!clinfer_onednn_check (dnnl_primitive_execute (s->prim2, run->stream,
+              2, args), "executing a primitive", error))
+        return FALSE;
+    }
   }
   if (s->dst.reorder && !reorder (run, &s->dst, rs->dst, rs->dst_slot, error))
     return FALSE;

@@ -1,0 +1,594 @@
+/* clinfer — the oneDNN fast path's element-wise ops on the blocked layout:
+ * unary activations and arithmetic with a scalar constant (eltwise, with
+ * an optional second eltwise in place), Add/Sub/Mul/Div of two
+ * activations or of an activation and a broadcast constant (binary),
+ * average / global pooling and nearest Resize by whole factors
+ * (resampling). Which nodes they take and the primitives they build. */
+#include "devices/cpu/onednn-internal.h"
+#include "ops/conv.h"
+#include "ops/resize.h"
+#include <math.h>
+#include <string.h>
+
+static gboolean
+is_op (const ClinferNode *node, const char *op_type)
+{
+  return (node->domain[0] == '\0' || strcmp (node->domain, "ai.onnx") == 0)
+      && strcmp (node->op_type, op_type) == 0;
+}
+
+static gboolean
+is_f32_4d (const ClinferPortDesc *d)
+{
+  return d && d->type == CLINFER_TYPE_F32 && d->shape.rank == 4
+      && clinfer_shape_is_static (&d->shape);
+}
+
+static gboolean
+activation_slot (const ClinferPlan *plan, guint slot)
+{
+  ClinferSlotKind k;
+
+  if (slot == G_MAXUINT)
+    return FALSE;
+  k = g_array_index (plan->slots, ClinferSlot, slot).kind;
+  return k == CLINFER_SLOT_ARENA || k == CLINFER_SLOT_INPUT;
+}
+
+/* The single f32 value of a constant input, when it has exactly one. */
+static gboolean
+scalar_input (const ClinferNode *node, guint i, float *v)
+{
+  ClinferPortDesc *d = i < node->n_inputs ? clinfer_node_input_desc (node, i) : NULL;
+
+  if (d == NULL || d->value == NULL || d->type != CLINFER_TYPE_F32
+      || clinfer_tensor_get_n_elements (d->value) != 1)
+    return FALSE;
+  *v = *(const float *) clinfer_tensor_get_const_data (d->value);
+  return TRUE;
+}
+
+/* Clip's bounds: inputs 1 and 2 (opset 11+) or the min/max attributes;
+ * an absent bound is unbounded. */
+static gboolean
+clip_bounds (const ClinferNode *node, float *lo, float *hi)
+{
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if (node->n_inputs > 1 && node->inputs[1].node && !scalar_input (node, 1, lo))
+    return FALSE;
+  if (node->n_inputs > 2 && node->inputs[2].node && !scalar_input (node, 2, hi))
+    return FALSE;
+  if (node->n_inputs == 1
+      && (!clinfer_node_attr_float (node, "min", -INFINITY, lo, NULL)
+          || !clinfer_node_attr_float (node, "max", INFINITY, hi, NULL)))
+    return FALSE;
+  return !isnan (*lo) && !isnan (*hi);
+}
+
+/* Unary element-wise ops, and arithmetic of an activation with a scalar
+ * constant, as one or two eltwise algorithms (the second in place). */
+gboolean
+clinfer_onednn_eltwise_spec (const ClinferNode *node, OnednnEltwise *e,
+    guint *src_input)
+{
+  float c, alpha;
+
+  memset (e, 0, sizeof (*e));
+  *src_input = 0;
+  if (is_op (node, "Relu")) {
+    e->alg = dnnl_eltwise_relu;
+  } else if (is_op (node, "LeakyRelu")) {
+    e->alg = dnnl_eltwise_relu;
+    if (!clinfer_node_attr_float (node, "alpha", 0.01f, &e->alpha, NULL))
+      return FALSE;
+  } else if (is_op (node, "Sigmoid")) {
+    e->alg = dnnl_eltwise_logistic;
+  } else if (is_op (node, "Tanh")) {
+    e->alg = dnnl_eltwise_tanh;
+  } else if (is_op (node, "HardSwish")) {
+    e->alg = dnnl_eltwise_hardswish;
+  } else if (is_op (node, "HardSigmoid")) {
+    /* max (0, min (1, alpha x + beta)): linear, then clip in place */
+    e->alg = dnnl_eltwise_linear;
+    if (!clinfer_node_attr_float (node, "alpha", 0.2f, &e->alpha, NULL)
+        || !clinfer_node_attr_float (node, "beta", 0.5f, &e->beta, NULL))
+      return FALSE;
+    e->alg2 = dnnl_eltwise_clip_v2;
+    e->alpha2 = 0.f;
+    e->beta2 = 1.f;
+  } else if (is_op (node, "Clip")) {
+    e->alg = dnnl_eltwise_clip_v2;
+    if (!clip_bounds (node, &e->alpha, &e->beta))
+      return FALSE;
+  } else if (node->n_inputs == 2 && (is_op (node, "Add") || is_op (node, "Sub")
+          || is_op (node, "Mul") || is_op (node, "Div"))) {
+    gboolean first = scalar_input (node, 0, &c);
+    if (!first && !scalar_input (node, 1, &c))
+      return FALSE;
+    *src_input = first ? 1 : 0;
+    e->alg = dnnl_eltwise_linear;
+    alpha = 1.f;
+    if (is_op (node, "Add"))
+      e->beta = c;
+    else if (is_op (node, "Sub")) {
+      alpha = first ? -1.f : 1.f;
+      e->beta = first ? c : -c;
+    } else if (is_op (node, "Mul"))
+      alpha = c;
+    else if (first || c == 0.f)
+      return FALSE;            /* c / x has no eltwise form */
+    else
+      alpha = 1.f / c;
+    e->alpha = alpha;
+  } else {
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* Add/Sub/Mul/Div where output and the first operand have one 4-D shape
+ * (Add and Mul swap their operands to get there) and the other operand
+ * broadcasts to it: a run-time activation, or a constant of at most 4
+ * dims. */
+static gboolean
+binary_spec (const ClinferPlan *plan, const ClinferStep *st,
+    dnnl_alg_kind_t *alg, guint *src_input, guint *other_input)
+{
+  const ClinferNode *node = st->node;
+  const ClinferShape *y = &node->outputs[0].shape;
+  gboolean commutes = is_op (node, "Add") || is_op (node, "Mul");
+  ClinferPortDesc *a, *b;
+
+  if (node->n_inputs != 2)
+    return FALSE;
+  if (is_op (node, "Add"))
+    *alg = dnnl_binary_add;
+  else if (is_op (node, "Sub"))
+    *alg = dnnl_binary_sub;
+  else if (is_op (node, "Mul"))
+    *alg = dnnl_binary_mul;
+  else if (is_op (node, "Div"))
+    *alg = dnnl_binary_div;
+  else
+    return FALSE;
+  *src_input = 0;
+  *other_input = 1;
+  a = clinfer_node_input_desc (node, 0);
+  b = clinfer_node_input_desc (node, 1);
+  if (a == NULL || b == NULL || !is_f32_4d (&node->outputs[0]))
+    return FALSE;
+  if (!(is_f32_4d (a) && a->value == NULL && clinfer_shape_equal (&a->shape, y)
+          && activation_slot (plan, st->in_slots[0]))) {
+    if (!commutes)
+      return FALSE;
+    *src_input = 1;
+    *other_input = 0;
+    a = b;
+    b = clinfer_node_input_desc (node, 0);
+    if (!(is_f32_4d (a) && a->value == NULL
+            && clinfer_shape_equal (&a->shape, y)
+            && activation_slot (plan, st->in_slots[1])))
+      return FALSE;
+  }
+  if (b->type != CLINFER_TYPE_F32 || !clinfer_shape_is_static (&b->shape)
+      || b->shape.rank > 4)
+    return FALSE;
+  if (b->value == NULL
+      && (b->shape.rank != 4 || !activation_slot (plan, st->in_slots[*other_input])))
+    return FALSE;
+  for (int i = 0; i < b->shape.rank; i++) {
+    int64_t d = b->shape.dims[b->shape.rank - 1 - i];
+    if (d != 1 && d != y->dims[3 - i])
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+pool_kind (const ClinferNode *node)
+{
+  return is_op (node, "AveragePool") || is_op (node, "GlobalAveragePool")
+      || is_op (node, "GlobalMaxPool");
+}
+
+gboolean
+clinfer_onednn_eltwise_accepts (const ClinferPlan *plan, const ClinferStep *st,
+    OnednnOpKind *kind)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  OnednnEltwise e;
+  dnnl_alg_kind_t alg;
+  guint src, other;
+
+  if (node->n_outputs != 1 || !is_f32_4d (&node->outputs[0]))
+    return FALSE;
+  if (clinfer_onednn_eltwise_spec (node, &e, &src)) {
+    x = clinfer_node_input_desc (node, src);
+    *kind = ONEDNN_OP_ELTWISE;
+    return is_f32_4d (x) && x->value == NULL
+        && clinfer_shape_equal (&x->shape, &node->outputs[0].shape)
+        && activation_slot (plan, st->in_slots[src]);
+  }
+  if (binary_spec (plan, st, &alg, &src, &other)) {
+    *kind = ONEDNN_OP_BINARY;
+    return TRUE;
+  }
+  if (pool_kind (node)) {
+    int64_t cip = 0, ceil = 0;
+    *kind = ONEDNN_OP_AVG_POOL;
+    return is_f32_4d (x) && activation_slot (plan, st->in_slots[0])
+        && clinfer_node_attr_int (node, "count_include_pad", 0, &cip, NULL)
+        && clinfer_node_attr_int (node, "ceil_mode", 0, &ceil, NULL) && ceil == 0;
+  }
+  if (is_op (node, "Resize")) {
+    *kind = ONEDNN_OP_RESAMPLE;
+    return is_f32_4d (x) && activation_slot (plan, st->in_slots[0]);
+  }
+  return FALSE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Builders                                                          */
+
+static gboolean
+make_attr (dnnl_primitive_attr_t *attr, GError **error)
+{
+  if (!clinfer_onednn_check (dnnl_primitive_attr_create (attr),
+          "creating attributes", error))
+    return FALSE;
+  return clinfer_onednn_check (dnnl_primitive_attr_set_scratchpad_mode (*attr,
+          dnnl_scratchpad_mode_user), "setting the scratchpad mode", error);
+}
+
+/* The primitive desc of @op_desc, NULL when oneDNN has none. */
+static dnnl_primitive_desc_t
+make_pd (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc, GError **error)
+{
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+
+  if (!make_attr (&attr, error))
+    return NULL;
+  if (dnnl_primitive_desc_create (&pd, op_desc, attr, oplan->engine, NULL)
+      != dnnl_success)
+    pd = NULL;
+  dnnl_primitive_attr_destroy (attr);
+  /* oneDNN's reference implementations are far slower than the C
+   * kernels: leave those nodes to them. */
+  if (pd) {
+    const char *impl = NULL;
+    if (dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
+        != dnnl_success || impl == NULL || g_str_has_prefix (impl, "ref")) {
+      dnnl_primitive_desc_destroy (pd);
+      pd = NULL;
+    }
+  }
+  return pd;
+}
+
+static gboolean
+eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+    GError **error)
+{
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  dnnl_memory_desc_t md;
+  dnnl_eltwise_desc_t ed;
+  dnnl_primitive_desc_t pd, pd2 = NULL;
+  OnednnEltwise e;
+  guint src;
+
+  if (!clinfer_onednn_eltwise_spec (st->node, &e, &src))
+    return FALSE;
+  s->src_input = src;
+  /* A plain output (a boundary): run on the plain layout, the input
+   * reordered in. */
+  if (!oplan->blocked[st->out_slots[0]])
+    clinfer_onednn_md_4d (y, dnnl_nchw, &md);
+  else if (oplan->blocked[st->in_slots[src]])
+    clinfer_onednn_view_md (oplan, st->out_slots[0], y, &md);
+  else
+    clinfer_onednn_md_4d (y, oplan->block_tag, &md);
+  if (dnnl_eltwise_forward_desc_init (&ed, dnnl_forward_inference, e.alg, &md,
+          e.alpha, e.beta) != dnnl_success
+      || (pd = make_pd (oplan, &ed, error)) == NULL)
+    return FALSE;
+  if (e.alg2 != 0) {
+    if (dnnl_eltwise_forward_desc_init (&ed, dnnl_forward_inference, e.alg2,
+            &md, e.alpha2, e.beta2) != dnnl_success
+        || (pd2 = make_pd (oplan, &ed, error)) == NULL) {
+      dnnl_primitive_desc_destroy (pd);
+      return FALSE;
+    }
+    if (!clinfer_onednn_check (dnnl_primitive_create (&s->prim2, pd2),
+            "creating a primitive", error)) {
+      dnnl_primitive_desc_destroy (pd2);
+      dnnl_primitive_desc_destroy (pd);
+      return FALSE;
+    }
+    dnnl_primitive_desc_destroy (pd2);
+  }
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  return clinfer_onednn_place_operands (oplan, s, st, &md, NULL, &md, error);
+}
+
+static gboolean
+binary_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+    GError **error)
+{
+  const ClinferNode *node = st->node;
+  const ClinferShape *y = &node->outputs[0].shape;
+  dnnl_memory_desc_t md, md1, user_md1;
+  dnnl_binary_desc_t bd;
+  dnnl_primitive_desc_t pd;
+  dnnl_alg_kind_t alg;
+  ClinferPortDesc *b;
+  guint src, other;
+  gboolean per_channel, padded;
+
+  if (!binary_spec (oplan->plan, st, &alg, &src, &other))
+    return FALSE;
+  s->src_input = src;
+  b = clinfer_node_input_desc (node, other);
+  per_channel = b->value != NULL && b->shape.rank >= 3
+      && clinfer_tensor_get_n_elements (b->value) == y->dims[1]
+      && b->shape.dims[b->shape.rank - 3] == y->dims[1];
+  /* The channel-padded view where every operand allows it. */
+  padded = oplan->blocked[st->in_slots[src]] && oplan->blocked[st->out_slots[0]]
+      && (b->value == NULL ? oplan->blocked[st->in_slots[other]] : per_channel);
+  if (padded)
+    clinfer_onednn_view_md (oplan, st->out_slots[0], y, &md);
+  else
+    clinfer_onednn_md_4d (y, oplan->blocked[st->out_slots[0]]
+        ? oplan->block_tag : dnnl_nchw, &md);
+  if (b->value == NULL) {
+    /* An activation: read in the slot's own layout. */
+    if (padded)
+      clinfer_onednn_view_md (oplan, st->in_slots[other], &b->shape, &md1);
+    else
+      clinfer_onednn_slot_md (oplan, st->in_slots[other], &md1);
+    s->z_input = other;
+  } else {
+    dnnl_dims_t d = { 1, 1, 1, 1 };
+    for (int i = 0; i < b->shape.rank; i++)
+      d[4 - b->shape.rank + i] = b->shape.dims[i];
+    if (padded)
+      d[1] = md.dims[1];
+    dnnl_memory_desc_init_by_tag (&user_md1, 4, d, dnnl_f32, dnnl_nchw);
+    /* In src0's layout: the jit kernels broadcast it per channel. */
+    dnnl_memory_desc_init_by_tag (&md1, 4, d, dnnl_f32,
+        oplan->blocked[st->out_slots[0]] ? oplan->block_tag : dnnl_nchw);
+  }
+  if (dnnl_binary_desc_init (&bd, alg, &md, &md1, &md) != dnnl_success
+      || (pd = make_pd (oplan, &bd, error)) == NULL)
+    return FALSE;
+  if (b->value != NULL && padded) {
+    /* Per-channel values, zero past the real channels: in a [1, C, 1, 1]
+     * blocked desc, just the values in order. */
+    gsize n = clinfer_tensor_get_n_elements (b->value);
+    s->weights_arg = DNNL_ARG_SRC_1;
+    s->weights_data = g_aligned_alloc0 (md1.padded_dims[1], sizeof (float), 64);
+    memcpy (s->weights_data, clinfer_tensor_get_const_data (b->value),
+        n * sizeof (float));
+    if (!clinfer_onednn_check (dnnl_memory_create (&s->weights, &md1,
+            oplan->engine, s->weights_data), "creating a constant", error)) {
+      dnnl_primitive_desc_destroy (pd);
+      return FALSE;
+    }
+  } else if (b->value != NULL) {
+    s->weights_arg = DNNL_ARG_SRC_1;
+    if (!clinfer_onednn_constant_new (oplan->engine, b->value, &user_md1, &md1,
+            &s->weights_data, &s->weights, error)) {
+      dnnl_primitive_desc_destroy (pd);
+      return FALSE;
+    }
+  }
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  return clinfer_onednn_place_operands (oplan, s, st, &md,
+      b->value == NULL ? &md1 : NULL, &md, error);
+}
+
+static gboolean
+avg_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+    GError **error)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  const ClinferShape *y = &node->outputs[0].shape;
+  gboolean global = !is_op (node, "AveragePool");
+  dnnl_dims_t strides, kernel, dilation = { 0, 0 }, pad_l, pad_r;
+  dnnl_memory_desc_t src, dst;
+  dnnl_pooling_v2_desc_t pdesc;
+  dnnl_alg_kind_t alg = is_op (node, "GlobalMaxPool") ? dnnl_pooling_max
+      : dnnl_pooling_avg_exclude_padding;
+  dnnl_primitive_desc_t pd;
+
+  if (global) {
+    if (y->dims[2] != 1 || y->dims[3] != 1)
+      return FALSE;
+    for (int i = 0; i < 2; i++) {
+      strides[i] = 1;
+      kernel[i] = x->shape.dims[2 + i];
+      pad_l[i] = pad_r[i] = 0;
+    }
+  } else {
+    ClinferWindowAttrs attrs;
+    ClinferWindow win;
+    int64_t cip = 0;
+    if (!clinfer_window_attrs_parse (node, TRUE, &attrs, error)
+        || !clinfer_window_resolve (node, &attrs, 2, x->shape.dims + 2, NULL,
+            &win, error)
+        || !clinfer_node_attr_int (node, "count_include_pad", 0, &cip, error))
+      return FALSE;
+    if (cip)
+      alg = dnnl_pooling_avg_include_padding;
+    for (int i = 0; i < 2; i++) {
+      if (win.dilation[i] != 1 || win.out[i] != y->dims[2 + i])
+        return FALSE;
+      strides[i] = win.stride[i];
+      kernel[i] = win.kernel[i];
+      pad_l[i] = win.pad_begin[i];
+      pad_r[i] = win.pad_end[i];
+    }
+  }
+  clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
+  clinfer_onednn_md_4d (y, oplan->block_tag, &dst);
+  if (dnnl_pooling_v2_forward_desc_init (&pdesc, dnnl_forward_inference, alg,
+          &src, &dst, strides, kernel, dilation, pad_l, pad_r) != dnnl_success
+      || (pd = make_pd (oplan, &pdesc, error)) == NULL)
+    return FALSE;
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
+}
+
+/* Nearest Resize by a whole factor k on H and W, N and C unchanged, where
+ * the node's taps are floor (i / k): oneDNN's nearest resampling picks
+ * round ((i + 0.5) / k - 0.5), the same index for every i. */
+static gboolean
+resize_matches (const ClinferNode *node, const ClinferShape *xs,
+    const ClinferShape *ys)
+{
+  ClinferValueInfo in[4] = { { 0 } };
+  ClinferResizeGeometry g;
+  gboolean ok;
+
+  for (guint i = 0; i < MIN (node->n_inputs, 4); i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (d == NULL)
+      continue;
+    if (i > 0 && d->value == NULL)
+      return FALSE;
+    in[i].present = TRUE;
+    in[i].type = d->type;
+    in[i].shape = d->shape;
+    in[i].value = d->value;
+  }
+  if (!clinfer_resize_geometry (node, CLINFER_TYPE_F32, in, &g, NULL))
+    return FALSE;
+  ok = g.mode == CLINFER_RESIZE_NEAREST && g.rank == 4;
+  for (int d = 0; ok && d < 4; d++) {
+    int64_t k = ys->dims[d] / MAX (xs->dims[d], 1);
+    ok = g.out[d] == ys->dims[d] && xs->dims[d] > 0 && k >= 1
+        && k * xs->dims[d] == ys->dims[d] && (d >= 2 || k == 1)
+        && g.taps[d] != NULL;
+    for (int64_t i = 0; ok && i < ys->dims[d]; i++)
+      ok = !g.taps[d][i].extrap && g.taps[d][i].idx[0] == i / k;
+  }
+  clinfer_resize_geometry_clear (&g);
+  return ok;
+}
+
+static gboolean
+resample_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
+    GError **error)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (st->node, 0);
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  dnnl_memory_desc_t src, dst;
+  dnnl_resampling_desc_t rd;
+  dnnl_primitive_desc_t pd;
+
+  if (!resize_matches (st->node, &x->shape, y))
+    return FALSE;
+  clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
+  clinfer_onednn_md_4d (y, oplan->block_tag, &dst);
+  if (dnnl_resampling_forward_desc_init (&rd, dnnl_forward_inference,
+          dnnl_resampling_nearest, NULL, &src, &dst) != dnnl_success
+      || (pd = make_pd (oplan, &rd, error)) == NULL)
+    return FALSE;
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
+}
+
+gboolean
+clinfer_onednn_eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  switch (s->kind) {
+    case ONEDNN_OP_ELTWISE:
+      return eltwise_build (oplan, s, st, error);
+    case ONEDNN_OP_BINARY:
+      return binary_build (oplan, s, st, error);
+    case ONEDNN_OP_AVG_POOL:
+      return avg_pool_build (oplan, s, st, error);
+    case ONEDNN_OP_RESAMPLE:
+      return resample_build (oplan, s, st, error);
+    default:
+      return FALSE;
+  }
+}
+
+/* MatMul of a 2-D or 3-D activation by constant [K, N] weights. */
+gboolean
+clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *a = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
+  const ClinferPortDesc *y = &node->outputs[0];
+
+  return is_op (node, "MatMul") && node->n_inputs == 2 && a && b
+      && a->type == CLINFER_TYPE_F32 && b->type == CLINFER_TYPE_F32
+      && y->type == CLINFER_TYPE_F32 && a->value == NULL && b->value != NULL
+      && (a->shape.rank == 2 || a->shape.rank == 3) && b->shape.rank == 2
+      && clinfer_shape_is_static (&a->shape) && clinfer_shape_is_static (&y->shape)
+      && a->shape.dims[a->shape.rank - 1] == b->shape.dims[0]
+      && y->shape.rank == a->shape.rank
+      && y->shape.dims[y->shape.rank - 1] == b->shape.dims[1]
+      && activation_slot (plan, st->in_slots[0]);
+}
+
+/* Plain operands (matmul slots are never blocked); the weights packed
+ * once into the layout the implementation picks. */
+gboolean
+clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *a = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
+  const ClinferShape *y = &node->outputs[0].shape;
+  int r = a->shape.rank;
+  dnnl_dims_t ad = { 0 }, wd = { 1, 1, 1 }, yd = { 0 };
+  dnnl_memory_desc_t amd, wmd, user_wmd, ymd;
+  const dnnl_memory_desc_t *want;
+  dnnl_matmul_desc_t mm;
+  dnnl_primitive_desc_t pd;
+  gsize end;
+
+  if (oplan->blocked[st->in_slots[0]] || oplan->blocked[st->out_slots[0]])
+    return FALSE;
+  for (int i = 0; i < r; i++) {
+    ad[i] = a->shape.dims[i];
+    yd[i] = y->dims[i];
+  }
+  wd[r - 2] = b->shape.dims[0];
+  wd[r - 1] = b->shape.dims[1];
+  dnnl_memory_desc_init_by_tag (&amd, r, ad, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
+  dnnl_memory_desc_init_by_tag (&ymd, r, yd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
+  dnnl_memory_desc_init_by_tag (&user_wmd, r, wd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
+  dnnl_memory_desc_init_by_tag (&wmd, r, wd, dnnl_f32, dnnl_format_tag_any);
+  if (dnnl_matmul_desc_init (&mm, &amd, &wmd, NULL, &ymd) != dnnl_success
+      || (pd = make_pd (oplan, &mm, error)) == NULL)
+    return FALSE;
+  want = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
+  if (!clinfer_onednn_constant_new (oplan->engine, b->value, &user_wmd, want,
+          &s->weights_data, &s->weights, error)
+      || !clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  /* Bound in place: the slots' own plain layout, no reorders. */
+  s->src.slot = st->in_slots[0];
+  s->src.md = s->src.slot_md = amd;
+  s->dst.slot = st->out_slots[0];
+  s->dst.md = s->dst.slot_md = ymd;
+  s->z.slot = G_MAXUINT;
+  s->scratchpad_offset = 0;
+  end = dnnl_memory_desc_get_size (&s->scratchpad_md);
+  s->scratch_bytes = end;
+  return TRUE;
+}
