@@ -311,3 +311,15 @@ clinfer_legacy_bcast_shape (const ClinferNode *node,
     eff->dims[eff->rank++] = 1;
   return TRUE;
 }
+
+gboolean
+clinfer_op_scalar_f32_input (const ClinferNode *node, guint i, float *v)
+{
+  ClinferPortDesc *d = i < node->n_inputs ? clinfer_node_input_desc (node, i) : NULL;
+
+  if (d == NULL || d->value == NULL || d->type != CLINFER_TYPE_F32
+      || clinfer_tensor_get_n_elements (d->value) != 1)
+    return FALSE;
+  *v = *(const float *) clinfer_tensor_get_const_data (d->value);
+  return TRUE;
+}

@@ -112,6 +112,10 @@ extern const ClinferOpDef clinfer_ops_convtranspose[];
 
 /* ---- helpers shared by op implementations (ops/op-util.c) ---- */
 
+/* The value of input @i of @node when it is an f32 constant holding
+ * exactly one element (a scalar or any shape of size 1). */
+gboolean clinfer_op_scalar_f32_input (const ClinferNode *node, guint i,
+    float *v);
 /* Normalises a possibly negative @axis against @rank; error names node. */
 gboolean clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis,
     int rank, int *out, GError **error);

@@ -24,19 +24,6 @@ same_port (ClinferPortRef a, ClinferPortRef b)
   return a.node == b.node && a.port == b.port;
 }
 
-/* The f32 scalar constant input @i of @node. */
-static gboolean
-scalar_value (const ClinferNode *node, guint i, float *v)
-{
-  ClinferPortDesc *d = i < node->n_inputs ? clinfer_node_input_desc (node, i) : NULL;
-
-  if (d == NULL || d->value == NULL || d->type != CLINFER_TYPE_F32
-      || clinfer_tensor_get_n_elements (d->value) != 1)
-    return FALSE;
-  *v = (float) clinfer_tensor_get_as_double (d->value, 0);
-  return TRUE;
-}
-
 static gboolean
 near (float v, float want)
 {
@@ -54,11 +41,11 @@ with_scalar (const ClinferNode *node, const char *op, float want,
   if (!is_op (node, op) || node->n_inputs != 2
       || clinfer_node_get_attr (node, "broadcast") != NULL)
     return FALSE;
-  if (scalar_value (node, 1, &v) && near (v, want)) {
+  if (clinfer_op_scalar_f32_input (node, 1, &v) && near (v, want)) {
     *other = node->inputs[0];
     return TRUE;
   }
-  if (commutes && scalar_value (node, 0, &v) && near (v, want)) {
+  if (commutes && clinfer_op_scalar_f32_input (node, 0, &v) && near (v, want)) {
     *other = node->inputs[1];
     return TRUE;
   }
@@ -88,7 +75,7 @@ relu6_of_plus_three (const ClinferGraph *graph, ClinferPortRef ref,
   float lo, hi;
 
   if (!is_op (clip, "Clip") || clip->n_inputs != 3 || !single_use (graph, clip)
-      || !scalar_value (clip, 1, &lo) || !scalar_value (clip, 2, &hi)
+      || !clinfer_op_scalar_f32_input (clip, 1, &lo) || !clinfer_op_scalar_f32_input (clip, 2, &hi)
       || lo != 0.f || hi != 6.f)
     return FALSE;
   add = clip->inputs[0].node;

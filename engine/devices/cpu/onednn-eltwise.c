@@ -35,19 +35,6 @@ activation_slot (const ClinferPlan *plan, guint slot)
   return k == CLINFER_SLOT_ARENA || k == CLINFER_SLOT_INPUT;
 }
 
-/* The single f32 value of a constant input, when it has exactly one. */
-static gboolean
-scalar_input (const ClinferNode *node, guint i, float *v)
-{
-  ClinferPortDesc *d = i < node->n_inputs ? clinfer_node_input_desc (node, i) : NULL;
-
-  if (d == NULL || d->value == NULL || d->type != CLINFER_TYPE_F32
-      || clinfer_tensor_get_n_elements (d->value) != 1)
-    return FALSE;
-  *v = *(const float *) clinfer_tensor_get_const_data (d->value);
-  return TRUE;
-}
-
 /* Clip's bounds: inputs 1 and 2 (opset 11+) or the min/max attributes;
  * an absent bound is unbounded. */
 static gboolean
@@ -55,9 +42,9 @@ clip_bounds (const ClinferNode *node, float *lo, float *hi)
 {
   *lo = -INFINITY;
   *hi = INFINITY;
-  if (node->n_inputs > 1 && node->inputs[1].node && !scalar_input (node, 1, lo))
+  if (node->n_inputs > 1 && node->inputs[1].node && !clinfer_op_scalar_f32_input (node, 1, lo))
     return FALSE;
-  if (node->n_inputs > 2 && node->inputs[2].node && !scalar_input (node, 2, hi))
+  if (node->n_inputs > 2 && node->inputs[2].node && !clinfer_op_scalar_f32_input (node, 2, hi))
     return FALSE;
   if (node->n_inputs == 1
       && (!clinfer_node_attr_float (node, "min", -INFINITY, lo, NULL)
@@ -103,8 +90,8 @@ clinfer_onednn_eltwise_spec (const ClinferNode *node, OnednnEltwise *e,
       return FALSE;
   } else if (node->n_inputs == 2 && (is_op (node, "Add") || is_op (node, "Sub")
           || is_op (node, "Mul") || is_op (node, "Div"))) {
-    gboolean first = scalar_input (node, 0, &c);
-    if (!first && !scalar_input (node, 1, &c))
+    gboolean first = clinfer_op_scalar_f32_input (node, 0, &c);
+    if (!first && !clinfer_op_scalar_f32_input (node, 1, &c))
       return FALSE;
     *src_input = first ? 1 : 0;
     e->alg = dnnl_eltwise_linear;
@@ -232,16 +219,6 @@ clinfer_onednn_eltwise_accepts (const ClinferPlan *plan, const ClinferStep *st,
 /* ---------------------------------------------------------------- */
 /* Builders                                                          */
 
-static gboolean
-make_attr (dnnl_primitive_attr_t *attr, GError **error)
-{
-  if (!clinfer_onednn_check (dnnl_primitive_attr_create (attr),
-          "creating attributes", error))
-    return FALSE;
-  return clinfer_onednn_check (dnnl_primitive_attr_set_scratchpad_mode (*attr,
-          dnnl_scratchpad_mode_user), "setting the scratchpad mode", error);
-}
-
 /* The primitive desc of @op_desc, NULL when oneDNN has none. */
 static dnnl_primitive_desc_t
 make_pd (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc, GError **error)
@@ -249,7 +226,7 @@ make_pd (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc, GError **error)
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
 
-  if (!make_attr (&attr, error))
+  if (!clinfer_onednn_make_attr (&attr, error))
     return NULL;
   if (dnnl_primitive_desc_create (&pd, op_desc, attr, oplan->engine, NULL)
       != dnnl_success)

@@ -80,6 +80,9 @@ struct _ClinferOnednnPlan {
 
 /* The process-wide CPU engine (created once), or NULL with @error. */
 dnnl_engine_t clinfer_onednn_engine (GError **error);
+/* New primitive attributes with the user-managed scratchpad (callers add
+ * post-ops); onednn-ops.c. */
+gboolean clinfer_onednn_make_attr (dnnl_primitive_attr_t *attr, GError **error);
 /* FALSE with a CLINFER_ERROR_DEVICE error naming @what when @status is
  * not success. */
 gboolean clinfer_onednn_check (dnnl_status_t status, const char *what,

@@ -180,9 +180,9 @@ clinfer_onednn_primitive_create (OnednnStep *s, dnnl_primitive_desc_t pd,
   return ok;
 }
 
-/* Attributes: user-managed scratchpad, then the post-ops of a conv. */
-static gboolean
-make_attr (dnnl_primitive_attr_t *attr, GError **error)
+/* Attributes with the user-managed scratchpad (callers add post-ops). */
+gboolean
+clinfer_onednn_make_attr (dnnl_primitive_attr_t *attr, GError **error)
 {
   if (!clinfer_onednn_check (dnnl_primitive_attr_create (attr),
           "creating attributes", error))
@@ -235,7 +235,7 @@ conv_attr (const ClinferConvParams *p, const OnednnStep *s,
   dnnl_post_ops_t po = NULL;
   gboolean ok;
 
-  if (!make_attr (attr, error))
+  if (!clinfer_onednn_make_attr (attr, error))
     return FALSE;
   if (!clinfer_onednn_check (dnnl_post_ops_create (&po), "creating post-ops",
           error))
@@ -532,7 +532,7 @@ clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     return FALSE;
   if (d.src.ndims == 0)
     return FALSE;              /* not expressible */
-  if (!make_attr (&attr, error))
+  if (!clinfer_onednn_make_attr (&attr, error))
     return FALSE;
   status = dnnl_dilated_deconvolution_forward_desc_init (&dd,
       dnnl_forward_inference, dnnl_deconvolution_direct, &d.src, &d.weights,
@@ -581,7 +581,7 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   }
   clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
   clinfer_onednn_md_4d (y, oplan->block_tag, &dst);
-  if (!make_attr (&attr, error))
+  if (!clinfer_onednn_make_attr (&attr, error))
     return FALSE;
   status = dnnl_pooling_v2_forward_desc_init (&pdesc, dnnl_forward_inference,
       dnnl_pooling_max, &src, &dst, strides, kernel, dilation, pad_l, pad_r);
