@@ -276,3 +276,29 @@ op_test_assert_close (const ClinferTensor *got, const ClinferTensor *ref,
     g_test_fail_printf ("%s: max |diff| %g exceeds %g", what, max_diff,
         1e-4 * MAX (1.0, max_ref));
 }
+
+void
+op_test_set_conv_attrs (ClinferNode *n, int kh, int kw, int sh, int sw,
+    int dh, int dw, int group, const char *auto_pad, const int64_t *pads,
+    const char *act)
+{
+  int64_t k[] = { kh, kw }, s[] = { sh, sw }, d[] = { dh, dw };
+
+  clinfer_node_set_attr (n, "kernel_shape", clinfer_attr_new_ints (k, 2));
+  clinfer_node_set_attr (n, "strides", clinfer_attr_new_ints (s, 2));
+  clinfer_node_set_attr (n, "dilations", clinfer_attr_new_ints (d, 2));
+  clinfer_node_set_attr (n, "group", clinfer_attr_new_int (group));
+  if (auto_pad)
+    clinfer_node_set_attr (n, "auto_pad", clinfer_attr_new_string (auto_pad));
+  else
+    clinfer_node_set_attr (n, "pads", clinfer_attr_new_ints (pads, 4));
+  if (act == NULL)
+    return;
+  clinfer_node_set_attr (n, "activation", clinfer_attr_new_string (act));
+  if (strcmp (act, "Clip") == 0) {
+    clinfer_node_set_attr (n, "activation_min", clinfer_attr_new_float (-0.25f));
+    clinfer_node_set_attr (n, "activation_max", clinfer_attr_new_float (0.5f));
+  } else if (strcmp (act, "LeakyRelu") == 0) {
+    clinfer_node_set_attr (n, "activation_alpha", clinfer_attr_new_float (0.2f));
+  }
+}

@@ -61,6 +61,13 @@ ClinferRequest *op_test_run_compiled (ClinferGraph *g, int opset,
 ClinferTensor *op_test_run_compiled_output (ClinferGraph *g, int opset,
     ClinferTensor *const *inputs, guint n_inputs);
 
+/* Attributes of a 2-D Conv / FusedConv test node: kernel, strides,
+ * dilations, group, and either auto_pad or the 4 pads; @act (may be NULL)
+ * sets FusedConv's activation (Clip -0.25..0.5, LeakyRelu alpha 0.2). */
+void op_test_set_conv_attrs (ClinferNode *n, int kh, int kw, int sh, int sw,
+    int dh, int dw, int group, const char *auto_pad, const int64_t *pads,
+    const char *act);
+
 /* @t has shape @dims (@rank of them). */
 void op_test_assert_shape (const ClinferTensor *t, int rank,
     const int64_t *dims);

@@ -105,25 +105,8 @@ static const ConvCase conv_cases[] = {
 static void
 set_conv_attrs (ClinferNode *n, const ConvCase *c)
 {
-  int64_t k[] = { c->kh, c->kw }, s[] = { c->sh, c->sw }, d[] = { c->dh, c->dw };
-
-  set_ints (n, "kernel_shape", 2, k);
-  set_ints (n, "strides", 2, s);
-  set_ints (n, "dilations", 2, d);
-  clinfer_node_set_attr (n, "group", clinfer_attr_new_int (c->group));
-  if (c->auto_pad)
-    clinfer_node_set_attr (n, "auto_pad", clinfer_attr_new_string (c->auto_pad));
-  else
-    set_ints (n, "pads", 4, c->pads);
-  if (c->act == NULL)
-    return;
-  clinfer_node_set_attr (n, "activation", clinfer_attr_new_string (c->act));
-  if (strcmp (c->act, "Clip") == 0) {
-    clinfer_node_set_attr (n, "activation_min", clinfer_attr_new_float (-0.25f));
-    clinfer_node_set_attr (n, "activation_max", clinfer_attr_new_float (0.5f));
-  } else if (strcmp (c->act, "LeakyRelu") == 0) {
-    clinfer_node_set_attr (n, "activation_alpha", clinfer_attr_new_float (0.2f));
-  }
+  op_test_set_conv_attrs (n, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw,
+      c->group, c->auto_pad, c->pads, c->act);
 }
 
 static void
