@@ -372,9 +372,11 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
   c->model = clinfer_model_ref (model);
   c->config = clinfer_compile_config_copy (config);
   /* Extensions: the config's custom ops and custom layers, then those the
-   * model was read with. */
+   * model was read with (a config file the model was read with is not
+   * parsed again). */
   c->ops = clinfer_op_set_copy (config->custom_ops);
   if (config->config_file
+      && g_strcmp0 (config->config_file, model->config_file) != 0
       && !clinfer_device_add_config_file_ops (config->config_file, c->ops, error)) {
     clinfer_compiled_unref (c);
     return NULL;

@@ -511,6 +511,10 @@ typedef struct {
   void *kernel;
 } NodeData;
 
+/* Port limits of one compute call (those of the CPU executor). */
+#define CUSTOM_MAX_INPUTS 64
+#define CUSTOM_MAX_OUTPUTS 16
+
 static void
 node_data_free (gpointer p)
 {
@@ -816,15 +820,23 @@ custom_eval (const ClinferNode *node, ClinferTensor *const *inputs,
 {
   const CustomOp *cop = node_op (node);
   NodeData *d = node->op_data;
-  guint n_in = MAX (node->n_inputs, 1), n_out = MAX (node->n_outputs, 1);
-  g_autofree gboolean *allocated = g_new0 (gboolean, n_out);
-  g_autofree ClinferCustomTensor *views = g_new0 (ClinferCustomTensor, n_in);
-  g_autofree int64_t *dims = g_new0 (int64_t, (gsize) n_in * CLINFER_MAX_RANK);
-  g_autofree int64_t *strides = g_new0 (int64_t, (gsize) n_in * CLINFER_MAX_RANK);
+  /* On the stack: nothing is allocated per inference. The CPU executor
+   * runs nodes of at most 64 inputs and 16 outputs. */
+  gboolean allocated[CUSTOM_MAX_OUTPUTS] = { FALSE };
+  ClinferCustomTensor views[CUSTOM_MAX_INPUTS];
+  int64_t dims[CUSTOM_MAX_INPUTS * CLINFER_MAX_RANK];
+  int64_t strides[CUSTOM_MAX_INPUTS * CLINFER_MAX_RANK];
   ClinferKernelContext ctx = { node, inputs, outputs, allocated, views, dims,
     strides, NULL };
   int rc;
 
+  if (node->n_inputs > CUSTOM_MAX_INPUTS || node->n_outputs > CUSTOM_MAX_OUTPUTS) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
+        "node %s (custom op %s): more than %d inputs or %d outputs",
+        clinfer_node_label (node), cop->name, CUSTOM_MAX_INPUTS,
+        CUSTOM_MAX_OUTPUTS);
+    return FALSE;
+  }
   for (guint i = 0; i < node->n_inputs; i++)
     if (inputs[i])
       view_tensor (inputs[i], &views[i], dims + i * CLINFER_MAX_RANK,

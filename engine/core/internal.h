@@ -39,6 +39,7 @@ struct _ClinferModel {
   char *path;
   ClinferGraph *graph;       /* as read; ops resolved */
   ClinferOpSet *ops;         /* extensions its nodes resolved to, or NULL */
+  char *config_file;         /* config file whose layers @ops holds, or NULL */
 };
 
 /* ---- execution plan (engine/core/compiled.c, memplan.c) ---- */

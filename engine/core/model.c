@@ -43,6 +43,8 @@ clinfer_model_read_with_config (const char *path,
   model->graph = graph;
   if (ops && clinfer_op_set_get_size (ops) > 0)
     model->ops = g_steal_pointer (&ops);
+  if (model->ops && config && config->config_file)
+    model->config_file = g_strdup (config->config_file);
   return model;
 }
 
@@ -60,6 +62,7 @@ clinfer_model_unref (ClinferModel *model)
     return;
   clinfer_graph_free (model->graph);
   clinfer_op_set_unref (model->ops);
+  g_free (model->config_file);
   g_free (model->path);
   g_free (model);
 }
