@@ -284,6 +284,56 @@ add_node (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
   return op_test_node (g, op, "", name, b ? 2 : 1, in, 1);
 }
 
+/* MaxPool between blocked steps runs clinfer's blocked kernel on the
+ * channel-padded view: windows with padding, stride 1, dilation, ceil
+ * mode, on 13 channels (a partial block) after a HardSigmoid that leaves
+ * non-zero padding channels, then a conv reads the result. */
+static void
+test_pool_blocked (void)
+{
+  static const struct {
+    int64_t k, s, p, d, ceil;
+  } cases[] = {
+    { 2, 2, 0, 1, 0 }, { 3, 2, 1, 1, 0 }, { 3, 1, 1, 1, 0 }, { 2, 2, 0, 1, 1 },
+    { 3, 2, 1, 2, 1 }, { 5, 3, 2, 1, 0 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (20 + c);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t xd[] = { 2, 13, 15, 17 };
+    int64_t kk[] = { cases[c].k, cases[c].k }, ss[] = { cases[c].s, cases[c].s };
+    int64_t pp[] = { cases[c].p, cases[c].p, cases[c].p, cases[c].p };
+    int64_t dd[] = { cases[c].d, cases[c].d };
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in, *a, *pool;
+    ClinferTensor *inputs[1] = { x };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    a = add_conv (g, rand, "c", in, 13, 13, 3, 1, 1, NULL, NULL);
+    a = add_node (g, "HardSigmoid", "hs", a, NULL);
+    pool = op_test_node (g, "MaxPool", "", "pool", 1, &a, 1);
+    set_ints (pool, "kernel_shape", 2, kk);
+    set_ints (pool, "strides", 2, ss);
+    set_ints (pool, "pads", 4, pp);
+    set_ints (pool, "dilations", 2, dd);
+    clinfer_node_set_attr (pool, "ceil_mode", clinfer_attr_new_int (cases[c].ceil));
+    a = add_conv (g, rand, "last", pool, 13, 5, 1, 1, 1, NULL, NULL);
+    clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_onednn, ==, n_steps);
+    op_test_assert_close (got, ref, "pool");
+  }
+}
+
 /* A MobileNetV3-like tail on 12 channels (a partial block): conv ->
  * HardSigmoid -> squeeze-excite (GlobalAveragePool, HardSigmoid, Mul by
  * the [1,12,1,1] activation) -> Add per-channel constant -> Div by a
@@ -594,6 +644,7 @@ main (int argc, char **argv)
   }
   g_test_add_func ("/onednn/chain/blocked", test_chain_blocked);
   g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);
+  g_test_add_func ("/onednn/pool-blocked", test_pool_blocked);
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/post-ops", test_post_ops);
   g_test_add_func ("/onednn/post-ops-same-alg", test_post_ops_same_alg);

@@ -2,6 +2,7 @@
  * extensions and compiled once per ISA: meson passes the -m flags and
  * CLINFER_ISA_SUFFIX (generic, avx2, avx512). Contract in cpu-simd.h. */
 #include "devices/cpu/cpu-simd.h"
+#include <math.h>
 #include <string.h>
 
 #ifndef CLINFER_ISA_SUFFIX
@@ -553,12 +554,72 @@ ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
   }
 }
 
+static void
+ISA (max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
+    const float *src, float *dst, int oy0, int oy1)
+{
+  const ptrdiff_t row = (ptrdiff_t) g->iw * block;
+
+  if (block % VW != 0) {
+    for (int oy = oy0; oy < oy1; oy++)
+      for (int ox = 0; ox < g->ow; ox++)
+        for (int c = 0; c < block; c++) {
+          float m = -INFINITY;
+          for (int ky = 0; ky < g->kh; ky++) {
+            int iy = oy * g->sh - g->pt + ky * g->dh;
+            if (iy < 0 || iy >= g->ih)
+              continue;
+            for (int kx = 0; kx < g->kw; kx++) {
+              int ix = ox * g->sw - g->pl + kx * g->dw;
+              if (ix >= 0 && ix < g->iw)
+                m = MAX (m, src[iy * row + (ptrdiff_t) ix * block + c]);
+            }
+          }
+          dst[((ptrdiff_t) oy * g->ow + ox) * block + c] = m;
+        }
+    return;
+  }
+  /* The common 2x2 stride-2 window inside the plane: four loads a vector. */
+  if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->dh == 1
+      && g->dw == 1 && g->pt == 0 && g->pl == 0 && 2 * g->oh <= g->ih
+      && 2 * g->ow <= g->iw) {
+    for (int oy = oy0; oy < oy1; oy++) {
+      const float *r0 = src + 2 * oy * row, *r1 = r0 + row;
+      float *d = dst + (ptrdiff_t) oy * g->ow * block;
+      for (int ox = 0; ox < g->ow; ox++)
+        for (int v = 0; v < block; v += VW) {
+          ptrdiff_t o = (ptrdiff_t) 2 * ox * block + v;
+          vstore (d + (ptrdiff_t) ox * block + v,
+              vmax (vmax (vload (r0 + o), vload (r0 + o + block)),
+                  vmax (vload (r1 + o), vload (r1 + o + block))));
+        }
+    }
+    return;
+  }
+  for (int oy = oy0; oy < oy1; oy++)
+    for (int ox = 0; ox < g->ow; ox++)
+      for (int v = 0; v < block; v += VW) {
+        vf m = vbcast (-INFINITY);
+        for (int ky = 0; ky < g->kh; ky++) {
+          int iy = oy * g->sh - g->pt + ky * g->dh;
+          if (iy < 0 || iy >= g->ih)
+            continue;
+          for (int kx = 0; kx < g->kw; kx++) {
+            int ix = ox * g->sw - g->pl + kx * g->dw;
+            if (ix >= 0 && ix < g->iw)
+              m = vmax (m, vload (src + iy * row + (ptrdiff_t) ix * block + v));
+          }
+        }
+        vstore (dst + ((ptrdiff_t) oy * g->ow + ox) * block + v, m);
+      }
+}
+
 /* ---------------------------------------------------------------- */
 
 const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   G_STRINGIFY (CLINFER_ISA_SUFFIX), MR, NR,
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
-  ISA (depthwise), ISA (max_pool_2x2),
+  ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

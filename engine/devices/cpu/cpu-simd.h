@@ -63,6 +63,11 @@ typedef struct {
   /* 2x2 stride-2 max pooling of one plane without padding. */
   void (*max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
       int ow);
+  /* Max pooling of output rows [oy0, oy1) of one channel block of a
+   * blocked layout (nChw8c / nChw16c: @block floats per pixel) with any
+   * window (cin_g unused); padded cells are skipped. */
+  void (*max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
+      const float *src, float *dst, int oy0, int oy1);
 } ClinferCpuSimd;
 
 /* The kernels of @isa (the generic table when @isa is not built in). */

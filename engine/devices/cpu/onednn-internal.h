@@ -4,6 +4,7 @@
 #pragma once
 
 #include "devices/cpu/onednn-cpu.h"
+#include "devices/cpu/cpu-simd.h"
 #include <oneapi/dnnl/dnnl.h>
 
 G_BEGIN_DECLS
@@ -64,6 +65,11 @@ typedef struct {
   int64_t batch;
   gsize copy_bytes, out_bytes;
   int64_t c_in, block, hw;   /* x's channels, the block size, H * W */
+  /* ONEDNN_OP_POOL without @prim: clinfer's blocked max pool over
+   * @n_blocks channel blocks per image (batch, block as above) */
+  const ClinferCpuSimd *simd;
+  ClinferCpuConvGeom pool_geom;
+  int64_t n_blocks;
 } OnednnStep;
 
 struct _ClinferOnednnPlan {
@@ -75,6 +81,7 @@ struct _ClinferOnednnPlan {
   GArray *steps;             /* OnednnStep */
   gboolean *blocked;         /* per slot: kept in the blocked layout */
   dnnl_format_tag_t block_tag;   /* nChw8c (AVX2) or nChw16c (AVX-512) */
+  ClinferCpuIsa isa;         /* the device's: clinfer's own blocked kernels */
   gsize scratch_bytes;       /* max over the steps */
 };
 
@@ -122,6 +129,9 @@ gboolean clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 gboolean clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+/* Runs a pool step built without a primitive (see OnednnStep). */
+void clinfer_onednn_max_pool_blocked (const OnednnStep *s, const float *src,
+    float *dst);
 gboolean clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 gboolean clinfer_onednn_pad_channels_build (ClinferOnednnPlan *oplan,

@@ -546,6 +546,26 @@ clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   return conv_finish (oplan, s, st, pd, &d, FALSE, error);
 }
 
+void
+clinfer_onednn_max_pool_blocked (const OnednnStep *s, const float *src,
+    float *dst)
+{
+  const ClinferCpuConvGeom *g = &s->pool_geom;
+  gsize in_plane = (gsize) g->ih * g->iw * s->block;
+  gsize out_plane = (gsize) g->oh * g->ow * s->block;
+  int64_t planes = s->batch * s->n_blocks;
+  /* Row bands of about 4096 outputs: enough work per task for threads. */
+  int64_t rows = MAX (1, MIN (g->oh, 4096 / MAX (1, g->ow * s->block)));
+  int64_t bands = (g->oh + rows - 1) / rows;
+
+#pragma omp parallel for schedule (static) if (planes * bands > 1 && planes * out_plane > 8192)
+  for (int64_t t = 0; t < planes * bands; t++) {
+    int64_t p = t / bands, oy0 = t % bands * rows;
+    s->simd->max_pool_blocked (g, (int) s->block, src + p * in_plane,
+        dst + p * out_plane, (int) oy0, (int) MIN (oy0 + rows, g->oh));
+  }
+}
+
 gboolean
 clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error)
@@ -578,6 +598,38 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
         - win.pad_begin[i]);
     if (win.pad_begin[i] >= win.kernel[i])
       return FALSE;
+  }
+  /* Both sides blocked: clinfer's own kernel pools the channel-padded view
+   * (the same bytes; zero channels pool to zero). oneDNN 2.6's jit pooling
+   * costs several times a memory pass at BlazeFace's sizes, and takes a
+   * slower tail path on a partial last block. */
+  if (oplan->blocked[st->in_slots[0]] && oplan->blocked[s->out_slot]
+      && x->shape.dims[2] <= G_MAXINT && x->shape.dims[3] <= G_MAXINT) {
+    ClinferCpuConvGeom *g = &s->pool_geom;
+
+    clinfer_onednn_view_md (oplan, st->in_slots[0], &x->shape, &src);
+    clinfer_onednn_view_md (oplan, s->out_slot, y, &dst);
+    s->simd = clinfer_cpu_simd_get (oplan->isa);
+    s->batch = x->shape.dims[0];
+    s->block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+    s->n_blocks = (x->shape.dims[1] + s->block - 1) / s->block;
+    g->ih = x->shape.dims[2];
+    g->iw = x->shape.dims[3];
+    g->oh = y->dims[2];
+    g->ow = y->dims[3];
+    g->kh = win.kernel[0];
+    g->kw = win.kernel[1];
+    g->sh = win.stride[0];
+    g->sw = win.stride[1];
+    g->dh = win.dilation[0];
+    g->dw = win.dilation[1];
+    g->pt = win.pad_begin[0];
+    g->pl = win.pad_begin[1];
+    g_free (st->kernel.name);
+    ((ClinferStep *) st)->kernel.name = g_strdup_printf (
+        "onednn-layout:max_pool_nChw%dc_%s", (int) s->block, s->simd->isa_name);
+    return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst,
+        error);
   }
   clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
   clinfer_onednn_md_4d (y, oplan->block_tag, &dst);

@@ -511,6 +511,7 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   oplan->steps = g_array_new (FALSE, TRUE, sizeof (OnednnStep));
   oplan->block_tag = device->isa >= CLINFER_CPU_ISA_AVX512 ? dnnl_nChw16c
       : dnnl_nChw8c;
+  oplan->isa = device->isa;
   oplan->engine = clinfer_onednn_engine (&local);
   fuse_post_ops (oplan, claimed, kinds);
   while (oplan->engine && retry) {
@@ -731,6 +732,11 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     pad_channels (s, x, y);
+  } else if (s->kind == ONEDNN_OP_POOL && s->prim == NULL) {
+    void *x = NULL, *y = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    clinfer_onednn_max_pool_blocked (s, x, y);
   } else {
     if (s->z_as_sum) {
       void *z = NULL, *y = NULL;
