@@ -570,7 +570,9 @@ static void
 gst_clinfer_unload (GstClinfer * self)
 {
   g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
+  /* The request first: it references the output blocks' tensors. */
   g_clear_pointer (&self->request, clinfer_request_free);
+  g_clear_pointer (&self->outputs, gst_clinfer_outputs_free);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->allocator);
   GST_OBJECT_UNLOCK (self);
@@ -659,6 +661,7 @@ gst_clinfer_load (GstClinfer * self)
       &err);
   if (self->request == NULL)
     goto load_failed;
+  self->outputs = gst_clinfer_outputs_new (self->shared->compiled);
   self->model_name = model_name_from_path (settings.model_path);
   make_allocator (self);
   GST_INFO_OBJECT (self, "model %s on device %s", settings.model_path,
@@ -1001,7 +1004,8 @@ meta_data_type (ClinferElementType type)
   return (GstClinferTensorDataType) type;
 }
 
-/* Copies every output of the last inference into a tensor meta. */
+/* Puts every output of the last inference in a tensor meta: the bound
+ * output block, or copies. */
 static void
 attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
 {
@@ -1009,6 +1013,10 @@ attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
   guint i;
 
   meta = gst_buffer_add_clinfer_tensor_meta (buf, self->model_name);
+  if (self->outputs != NULL) {
+    gst_clinfer_outputs_attach (self->outputs, self->shared->compiled, meta);
+    return;
+  }
   for (i = 0; i < n_outputs; i++) {
     ClinferTensor *t = clinfer_request_get_output (self->request, i);
     const ClinferShape *s = clinfer_tensor_get_shape (t);
@@ -1271,6 +1279,9 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_clinfer_preprocess_run (self->preprocess, buf, &err))
     goto preprocess_failed;
 
+  if (self->outputs != NULL
+      && !gst_clinfer_outputs_bind (self->outputs, self->request, &err))
+    goto infer_failed;
   if (!clinfer_request_infer (self->request, &err))
     goto infer_failed;
   clinfer_request_get_copy_stats (self->request, &to_device, NULL);

@@ -15,6 +15,7 @@
 #include "gstclinferdecoder.h"
 #include "gstclinfermodelcache.h"
 #include "gstclinferpreprocess.h"
+#include "gstclinferoutputs.h"
 
 G_BEGIN_DECLS
 
@@ -62,6 +63,9 @@ struct _GstClinfer
   gboolean have_caps;
   gboolean configured;
   GstClinferPreprocess *preprocess;
+  /* Output storage bound to the request, handed to each frame's meta
+   * without a copy; NULL: outputs copied into the meta. */
+  GstClinferOutputs *outputs;
   /* OpenCL memory of the compiled model's context, proposed to upstream
    * (GPU devices only; NULL otherwise). */
   GstAllocator *allocator;

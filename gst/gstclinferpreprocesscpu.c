@@ -548,12 +548,17 @@ process_frame (const GstClinferPreprocessCpu * self,
   gint n_threads = cfg->n_threads > 0 ? cfg->n_threads : 0;
   gboolean parallel = (gint64) cfg->width * h >= PARALLEL_MIN_PIXELS;
 
-  if (n_threads > 0) {
-#pragma omp parallel for schedule(static) num_threads(n_threads) if(parallel)
+  /* One thread: no parallel region at all (entering one, even for a
+   * single thread, sets up a team per frame). */
+  if (n_threads == 1 || !parallel) {
+    for (v = 0; v < h; v++)
+      process_row (self, frame, v, data);
+  } else if (n_threads > 0) {
+#pragma omp parallel for schedule(static) num_threads(n_threads)
     for (v = 0; v < h; v++)
       process_row (self, frame, v, data);
   } else {
-#pragma omp parallel for schedule(static) if(parallel)
+#pragma omp parallel for schedule(static)
     for (v = 0; v < h; v++)
       process_row (self, frame, v, data);
   }

@@ -18,6 +18,7 @@ struct _ClinferRequest {
   GArray *profile;           /* ClinferProfileEntry */
   gboolean have_outputs;
   guint64 copied_to_device, copied_to_host;
+  guint64 copied_bound;      /* bytes copied into bound_outputs */
 };
 
 ClinferRequest *
@@ -290,23 +291,38 @@ clinfer_request_set_output_by_name (ClinferRequest *r, const char *name,
   return FALSE;
 }
 
-/* Writes each output bound with clinfer_request_set_output() into the
- * caller's tensor, which then stands for the output. */
-static void
-fill_bound_outputs (ClinferRequest *r)
+/* Copies each output bound with clinfer_request_set_output() that the
+ * device did not write in place into the caller's tensor, which then
+ * stands for the output. */
+static gboolean
+fill_bound_outputs (ClinferRequest *r, GError **error)
 {
   for (guint i = 0; i < r->compiled->outputs->len; i++) {
     ClinferTensor *dst = r->bound_outputs[i], *src = r->outputs[i];
     g_autoptr (ClinferTensor) tmp = NULL;
     if (dst == NULL || src == NULL || src == dst)
       continue;
-    if (!clinfer_tensor_is_contiguous (src) && (tmp = clinfer_tensor_copy (src, NULL)))
-      src = tmp;
+    if (!clinfer_shape_equal (clinfer_tensor_get_shape (src),
+            clinfer_tensor_get_shape (dst))) {
+      g_autofree char *want =
+          clinfer_shape_to_string (clinfer_tensor_get_shape (dst));
+      g_autofree char *got =
+          clinfer_shape_to_string (clinfer_tensor_get_shape (src));
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "%s: output %u has shape %s for these inputs, the bound tensor %s",
+          r->compiled->model->path, i, got, want);
+      return FALSE;
+    }
+    if (!clinfer_tensor_is_contiguous (src)
+        && !(src = tmp = clinfer_tensor_copy (src, error)))
+      return FALSE;
     memcpy (clinfer_tensor_get_data (dst), clinfer_tensor_get_const_data (src),
         clinfer_tensor_get_byte_size (dst));
+    r->copied_bound += clinfer_tensor_get_byte_size (dst);
     clinfer_tensor_unref (r->outputs[i]);
     r->outputs[i] = clinfer_tensor_ref (dst);
   }
+  return TRUE;
 }
 
 static gboolean
@@ -373,23 +389,23 @@ clinfer_request_infer (ClinferRequest *r, GError **error)
   if (c->inputs->len > G_N_ELEMENTS (shapes))
     sh = heap = g_new0 (ClinferShape, c->inputs->len);
   release_outputs (r);
-  r->copied_to_device = r->copied_to_host = 0;
+  r->copied_to_device = r->copied_to_host = r->copied_bound = 0;
   if (!bind_inputs (r, sh, error) || !use_plan (r, sh, error))
     return FALSE;
   g_array_set_size (r->profile, 0);
   io.inputs = r->inputs;
   io.remote_inputs = r->remote_inputs;
   io.remote_outputs = r->remote_outputs;
+  io.bound_outputs = r->bound_outputs;
   io.outputs = r->outputs;
   io.profile = c->config->profiling ? r->profile : NULL;
   ok = c->device->klass->run (r->run, &io, error);
   r->copied_to_device = io.bytes_to_device;
   r->copied_to_host = io.bytes_to_host;
-  if (!ok) {
+  if (!ok || !fill_bound_outputs (r, error)) {
     release_outputs (r);
     return FALSE;
   }
-  fill_bound_outputs (r);
   r->have_outputs = TRUE;
   return TRUE;
 }
@@ -419,6 +435,12 @@ clinfer_request_get_profile (ClinferRequest *r, guint *n_entries)
 {
   *n_entries = r->profile->len;
   return (const ClinferProfileEntry *) r->profile->data;
+}
+
+guint64
+clinfer_request_get_bound_output_copy_bytes (ClinferRequest *r)
+{
+  return r->copied_bound;
 }
 
 void

@@ -36,6 +36,11 @@ typedef struct {
   ClinferRemoteTensor *const *remote_inputs;
   /* Per output: the caller's remote tensor to write, or NULL. */
   ClinferRemoteTensor *const *remote_outputs;
+  /* Per output: the caller's host tensor (contiguous, the output's static
+   * type and shape) bound with clinfer_request_set_output(), or NULL. A
+   * device that can write the output straight into it does, and returns
+   * it in outputs[i]; otherwise the request copies. May be NULL. */
+  ClinferTensor *const *bound_outputs;
   /* Filled by run: a new reference per output without a remote tensor,
    * valid until the next inference on the same run. */
   ClinferTensor **outputs;

@@ -48,7 +48,11 @@ assert_relu (const ClinferTensor *x, const ClinferTensor *y)
 }
 
 /* A host output tensor bound with set_output gets the output; the
- * request hands back that very tensor. Wrong type or shape: errors. */
+ * request hands back that very tensor. On the CPU device the Relu's C
+ * kernel writes it in place: 0 bytes copied; elsewhere the request copies
+ * the output (its byte size). Unbound again, the engine's own memory is
+ * written, the caller's tensor is left alone. Wrong type or shape:
+ * errors. */
 static void
 test_host_output (void)
 {
@@ -82,12 +86,46 @@ test_host_output (void)
   g_assert_no_error (err);
   g_assert_true (clinfer_request_get_output (r, 0) == y);
   assert_relu (x, y);
+  g_assert_cmpuint (clinfer_request_get_bound_output_copy_bytes (r), ==,
+      strcmp (device, "CPU") == 0 ? 0 : 6 * sizeof (float));
+  /* A second inference on new input values, into the same tensor. */
+  ((float *) clinfer_tensor_get_data (x))[5] = 7.0f;
+  ((float *) clinfer_tensor_get_data (y))[5] = -1.0f;
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  assert_relu (x, y);
   /* Unbound again: the engine's own output tensor. */
   g_assert_true (clinfer_request_set_output (r, 0, NULL, &err));
   ((float *) clinfer_tensor_get_data (y))[0] = 42.0f;
   g_assert_true (clinfer_request_infer (r, &err));
   g_assert_true (clinfer_request_get_output (r, 0) != y);
+  assert_relu (x, clinfer_request_get_output (r, 0));
+  g_assert_cmpuint (clinfer_request_get_bound_output_copy_bytes (r), ==, 0);
   g_assert_cmpfloat (((float *) clinfer_tensor_get_data (y))[0], ==, 42.0f);
+}
+
+/* The input tensor bound as the output too: never written in place (a
+ * kernel would read what it writes), copied at the end instead, so it
+ * ends up holding the output. */
+static void
+test_host_output_is_input (void)
+{
+  g_autoptr (GError) err = NULL;
+  g_autoptr (ClinferCompiled) c = compile_relu (NULL, &err);
+  g_autoptr (ClinferRequest) r = NULL;
+  g_autoptr (ClinferTensor) x = input_tensor ();
+  g_autoptr (ClinferTensor) want = input_tensor ();
+
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  g_assert_true (clinfer_request_set_input (r, "x", x, &err));
+  g_assert_true (clinfer_request_set_output (r, 0, x, &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  g_assert_true (clinfer_request_get_output (r, 0) == x);
+  assert_relu (want, x);
+  g_assert_cmpuint (clinfer_request_get_bound_output_copy_bytes (r), ==,
+      6 * sizeof (float));
 }
 
 /* Remote tensors through the same calls: bound in place, 0 bytes copied,
@@ -150,6 +188,7 @@ main (int argc, char **argv)
     }
   }
   g_test_add_func ("/bind/host-output", test_host_output);
+  g_test_add_func ("/bind/host-output-is-input", test_host_output_is_input);
   g_test_add_func ("/bind/remote-through-set-input", test_remote_through_set_input);
   return g_test_run ();
 }

@@ -171,6 +171,78 @@ GST_START_TEST (test_preprocess_matches_numpy)
 GST_END_TEST;
 
 /* ------------------------------------------------------------------ */
+/* Output storage                                                      */
+
+/* Output 0 of @buf's tensor meta: its data pointer, and a copy of it. */
+static const guint8 *
+output_data (GstBuffer * buf, GBytes ** copy)
+{
+  GstClinferTensorMeta *meta = gst_buffer_get_clinfer_tensor_meta (buf);
+  const GstClinferTensor *t;
+  const guint8 *d;
+  gsize size;
+
+  fail_unless (meta != NULL);
+  t = gst_clinfer_tensor_meta_get_tensor (meta, 0);
+  fail_unless (t != NULL);
+  d = gst_clinfer_tensor_get_data (t, &size);
+  fail_unless (size > 0);
+  *copy = g_bytes_new (d, size);
+  return d;
+}
+
+/* The element's output blocks (bound as the request's outputs, held by
+ * the frames' tensor metas): a frame whose buffer is alive keeps its
+ * values while the next frames are processed; once downstream drops a
+ * frame, its block is used again, and the same frame gives the same
+ * values from it; metas outliving the element keep theirs. (That the
+ * engine writes the block in place is tests/engine/test-bind.c's.) */
+GST_START_TEST (test_tensor_meta_storage_reused)
+{
+  g_autofree gchar *model = test_models_path (FRONT_MODEL);
+  GstHarness *h = test_harness_for (test_make_clinfer (model, NULL));
+  GBytes *a_values, *b_values, *c_values, *again;
+  GstBuffer *a, *b, *c;
+  const guint8 *pa, *pb, *pc;
+  GstVideoInfo info;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, 160, 120);
+  test_set_video_caps (h, &info);
+  a = gst_harness_push_and_pull (h, test_make_frame (&info, 1));
+  pa = output_data (a, &a_values);
+  b = gst_harness_push_and_pull (h, test_make_frame (&info, 2));
+  pb = output_data (b, &b_values);
+  fail_unless (pa != pb, "two live frames share output storage");
+  fail_if (g_bytes_equal (a_values, b_values), "two frames, same outputs");
+  /* a's meta still holds a's outputs. */
+  output_data (a, &again);
+  fail_unless (g_bytes_equal (a_values, again));
+  g_bytes_unref (again);
+
+  gst_buffer_unref (a);
+  c = gst_harness_push_and_pull (h, test_make_frame (&info, 1));
+  pc = output_data (c, &c_values);
+  fail_unless (pc == pa, "the storage of the dropped frame is not reused");
+  fail_unless (g_bytes_equal (c_values, a_values));
+  output_data (b, &again);
+  fail_unless (g_bytes_equal (b_values, again));
+  g_bytes_unref (again);
+
+  /* The element goes first: metas still out keep their storage. */
+  gst_harness_teardown (h);
+  output_data (c, &again);
+  fail_unless (g_bytes_equal (c_values, again));
+  g_bytes_unref (again);
+  gst_buffer_unref (b);
+  gst_buffer_unref (c);
+  g_bytes_unref (a_values);
+  g_bytes_unref (b_values);
+  g_bytes_unref (c_values);
+}
+
+GST_END_TEST;
+
+/* ------------------------------------------------------------------ */
 /* Tensor meta against clinfer-run                                     */
 
 GST_START_TEST (test_tensor_meta_matches_clinfer_run)
@@ -693,6 +765,7 @@ clinfer_suite (void)
   tcase_add_test (tc, test_preprocess_every_format);
   tcase_add_test (tc, test_preprocess_matches_numpy);
   tcase_add_test (tc, test_tensor_meta_matches_clinfer_run);
+  tcase_add_test (tc, test_tensor_meta_storage_reused);
   tcase_add_test (tc, test_blazeface_astronaut_front);
   tcase_add_test (tc, test_blazeface_astronaut_back);
   tcase_add_test (tc, test_blazeface_astronaut_formats);

@@ -15,6 +15,11 @@ typedef struct {
   void *arena;
   ClinferTensor **slot_tensors;  /* per plan slot: view / const / input */
   ClinferTensor **mapped;        /* per input: view of a mapped remote */
+  /* Per output: TRUE when a C kernel step writes it (oneDNN steps keep
+   * their own memory), so a caller's bound tensor can stand in its slot;
+   * the slot's arena view is set aside in arena_view meanwhile. */
+  gboolean *in_place;
+  ClinferTensor **arena_view;
 #ifdef CLINFER_HAVE_ONEDNN
   ClinferOnednnRun *onednn;      /* the oneDNN steps' state, or NULL */
 #endif
@@ -268,8 +273,30 @@ cpu_free_run (ClinferDeviceRun *base)
 #endif
   g_free (run->slot_tensors);
   g_free (run->mapped);
+  g_free (run->in_place);
+  g_free (run->arena_view);
   free (run->arena);
   g_free (run);
+}
+
+/* Marks the outputs in arena slots written by a C kernel step. */
+static void
+find_in_place_outputs (CpuRun *run)
+{
+  const ClinferPlan *plan = run->base.plan;
+
+  for (guint i = 0; i < plan->steps->len; i++) {
+    const ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+#ifdef CLINFER_HAVE_ONEDNN
+    if (run->onednn && clinfer_onednn_plan_owns_step (plan->device_data, i))
+      continue;
+#endif
+    for (guint j = 0; j < st->node->n_outputs; j++)
+      for (guint k = 0; k < plan->n_outputs; k++)
+        if (plan->output_slots[k] == st->out_slots[j])
+          run->in_place[k] = g_array_index (plan->slots, ClinferSlot,
+              st->out_slots[j]).kind == CLINFER_SLOT_ARENA;
+  }
 }
 
 /* The arena and the slot views for @plan, made once. */
@@ -282,6 +309,8 @@ cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
   run->base.plan = plan;
   run->slot_tensors = g_new0 (ClinferTensor *, MAX (plan->slots->len, 1));
   run->mapped = g_new0 (ClinferTensor *, MAX (plan->n_inputs, 1));
+  run->in_place = g_new0 (gboolean, MAX (plan->n_outputs, 1));
+  run->arena_view = g_new0 (ClinferTensor *, MAX (plan->n_outputs, 1));
   if (plan->arena_size > 0
       && posix_memalign (&run->arena, 64, plan->arena_size) != 0) {
     run->arena = NULL;
@@ -314,6 +343,7 @@ cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
     }
   }
 #endif
+  find_in_place_outputs (run);
   return &run->base;
 }
 
@@ -380,15 +410,79 @@ bind_inputs (CpuRun *run, ClinferRunIO *io, GError **error)
 }
 
 static gboolean
-cpu_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
+tensors_overlap (const ClinferTensor *a, const ClinferTensor *b)
 {
-  CpuRun *run = (CpuRun *) base;
-  ClinferPlan *plan = base->plan;
+  const guint8 *pa = clinfer_tensor_get_const_data (a);
+  const guint8 *pb = clinfer_tensor_get_const_data (b);
+
+  return pa && pb && pa < pb + clinfer_tensor_get_byte_size (b)
+      && pb < pa + clinfer_tensor_get_byte_size (a);
+}
+
+/* TRUE when bound output @i can take its slot: no input's memory and no
+ * output already in place overlaps it (the kernels would read what they
+ * write), and no earlier output of the same slot took it. */
+static gboolean
+can_write_in_place (CpuRun *run, ClinferRunIO *io, guint i)
+{
+  const ClinferPlan *plan = run->base.plan;
+  ClinferTensor *t = io->bound_outputs[i];
+
+  for (guint k = 0; k < plan->n_inputs; k++)
+    if (io->inputs[k] && tensors_overlap (io->inputs[k], t))
+      return FALSE;
+  for (guint k = 0; k < i; k++)
+    if (run->arena_view[k] && (plan->output_slots[k] == plan->output_slots[i]
+            || tensors_overlap (io->bound_outputs[k], t)))
+      return FALSE;
+  return TRUE;
+}
+
+/* Puts the caller's bound host outputs (io->bound_outputs) in the slots
+ * of the outputs C kernels write, so that they are written in place. */
+static void
+swap_in_bound_outputs (CpuRun *run, ClinferRunIO *io)
+{
+  const ClinferPlan *plan = run->base.plan;
+
+  for (guint i = 0; io->bound_outputs && i < plan->n_outputs; i++) {
+    guint si = plan->output_slots[i];
+    ClinferTensor *t = io->bound_outputs[i];
+    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
+
+    if (t == NULL || !run->in_place[i]
+        || s->type != clinfer_tensor_get_element_type (t)
+        || !clinfer_shape_equal (&s->shape, clinfer_tensor_get_shape (t))
+        || !can_write_in_place (run, io, i))
+      continue;
+    run->arena_view[i] = run->slot_tensors[si];
+    run->slot_tensors[si] = clinfer_tensor_ref (t);
+  }
+}
+
+static void
+swap_out_bound_outputs (CpuRun *run)
+{
+  const ClinferPlan *plan = run->base.plan;
+
+  for (guint i = 0; i < plan->n_outputs; i++) {
+    ClinferTensor **slot = &run->slot_tensors[plan->output_slots[i]];
+    if (run->arena_view[i] == NULL)
+      continue;
+    clinfer_tensor_unref (*slot);
+    *slot = run->arena_view[i];
+    run->arena_view[i] = NULL;
+  }
+}
+
+/* The steps, then the outputs (bound ones in place where swapped in). */
+static gboolean
+run_steps (CpuRun *run, ClinferRunIO *io, GError **error)
+{
+  ClinferPlan *plan = run->base.plan;
   const char *origin = plan->graph->origin;
 
-  if (!bind_inputs (run, io, error))
-    return FALSE;
-  omp_set_num_threads (base->device->threads);
+  omp_set_num_threads (run->base.device->threads);
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
     gint64 t0 = io->profile ? g_get_monotonic_time () : 0;
@@ -417,6 +511,20 @@ cpu_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
     }
   }
   return TRUE;
+}
+
+static gboolean
+cpu_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
+{
+  CpuRun *run = (CpuRun *) base;
+  gboolean ok;
+
+  if (!bind_inputs (run, io, error))
+    return FALSE;
+  swap_in_bound_outputs (run, io);
+  ok = run_steps (run, io, error);
+  swap_out_bound_outputs (run);
+  return ok;
 }
 
 /* ---------------------------------------------------------------- */

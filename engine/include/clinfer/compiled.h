@@ -130,6 +130,11 @@ gboolean clinfer_request_set_output (ClinferRequest *request, guint index,
     ClinferTensor *tensor, GError **error);
 gboolean clinfer_request_set_output_by_name (ClinferRequest *request,
     const char *name, ClinferTensor *tensor, GError **error);
+/* Bytes the last inference copied into host tensors bound with
+ * clinfer_request_set_output(): 0 for outputs the device wrote straight
+ * into them (the CPU device, for outputs its C kernels produce; oneDNN
+ * steps and other devices write their own memory, then copied). */
+guint64 clinfer_request_get_bound_output_copy_bytes (ClinferRequest *request);
 gboolean clinfer_request_infer (ClinferRequest *request, GError **error);
 /* (transfer none) Output @index of the last successful inference; valid
  * until the next clinfer_request_infer() or free. NULL if none. */
