@@ -69,6 +69,14 @@ strided_offset (int i, int rank, const int *dims, const int *strides)
   return off;
 }
 
+/* row[i], row[i + 2], ... row[i + 14]: two 8-wide loads (a 16-wide one
+ * returns float16, which AVX2 code passes through memory). */
+inline float8
+load_even8 (__global const data_t *row, int i)
+{
+  return (float8) (LOAD8 (row, i).even, LOAD8 (row, i + 8).even);
+}
+
 /* Eight inputs row[iw + j * s], j = 0..7, zero outside [0, w): one
  * vector load inside the row for strides 1 and 2. 8-wide kernels fill a
  * whole AVX register per work-item on CPU runtimes (PoCL). */
@@ -77,15 +85,34 @@ load_row8 (__global const data_t *row, int iw, int s, int w)
 {
   if (iw >= 0 && s == 1 && iw + 7 < w)
     return LOAD8 (row, iw);
-  if (iw >= 0 && s == 2 && iw + 15 < w) {
-    return LOAD16 (row, iw).even;
+  if (iw >= 0 && s == 2 && iw + 15 < w)
+    return load_even8 (row, iw);
+  /* At the row edges: eight loads at clamped positions, then zeros
+   * outside the row; no branch per element and no private array (CPU
+   * compilers kept one in memory). */
+  int8 i = (int8) (iw) + (int8) (0, 1, 2, 3, 4, 5, 6, 7) * s;
+  int8 c = clamp (i, 0, w - 1);
+  float8 v = (float8) (LOAD (row, c.s0), LOAD (row, c.s1), LOAD (row, c.s2),
+      LOAD (row, c.s3), LOAD (row, c.s4), LOAD (row, c.s5), LOAD (row, c.s6),
+      LOAD (row, c.s7));
+  return select ((float8) 0.0f, v, i >= 0 && i < w);
+}
+
+/* load_row8 for a row inside a buffer that holds @before elements before
+ * the row's start and @after from it: where the 8 (stride 1) or 16
+ * (stride 2) elements from @iw lie in the buffer, one vector load with
+ * the lanes outside [0, w) zeroed; scalar loads only at the buffer's
+ * ends. */
+inline float8
+load_row8_masked (__global const data_t *row, int iw, int s, int w,
+    long before, long after)
+{
+  if (s <= 2 && iw >= -before && iw + 8 * s <= after) {
+    float8 v = s == 1 ? LOAD8 (row, iw) : load_even8 (row, iw);
+    int8 i = (int8) (iw) + (int8) (0, 1, 2, 3, 4, 5, 6, 7) * s;
+    return select ((float8) 0.0f, v, i >= 0 && i < w);
   }
-  float t[8];
-  for (int j = 0; j < 8; j++) {
-    int i = iw + j * s;
-    t[j] = i >= 0 && i < w ? LOAD (row, i) : 0.0f;
-  }
-  return vload8 (0, t);
+  return load_row8 (row, iw, s, w);
 }
 
 inline float8

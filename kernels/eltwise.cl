@@ -98,56 +98,64 @@ binary_broadcast (__global const data_t *a, __global const data_t *b,
 #define UN_ATANH 36
 #define UN_IDENTITY 37
 
-inline float
-softplus (float x)
-{
-  return x > 0.0f ? x + log1p (exp (-x)) : log1p (exp (x));
+#ifdef USE_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+/* The unary ops in type T (float; double in the f64 builds). */
+#define DEFINE_UNARY_OP(NAME, SOFTPLUS, T)                                   \
+inline T                                                                     \
+SOFTPLUS (T x)                                                               \
+{                                                                            \
+  return x > (T) 0 ? x + log1p (exp (-x)) : log1p (exp (x));                 \
+}                                                                            \
+                                                                             \
+inline T                                                                     \
+NAME (int op, T x, T a, T b)                                                 \
+{                                                                            \
+  switch (op) {                                                              \
+    case UN_RELU: return x > (T) 0 ? x : (T) 0;                              \
+    case UN_LEAKY: return x >= (T) 0 ? x : a * x;                            \
+    case UN_ELU: return x >= (T) 0 ? x : a * expm1 (x);                      \
+    case UN_SELU: return x > (T) 0 ? b * x : b * a * expm1 (x);              \
+    case UN_CELU: return x > (T) 0 ? x : a * expm1 (x / a);                  \
+    case UN_THRELU: return x > a ? x : (T) 0;                                \
+    case UN_SIGMOID: return (T) 1 / ((T) 1 + exp (-x));                      \
+    case UN_HSIGMOID: return clamp (a * x + b, (T) 0, (T) 1);                \
+    case UN_HSWISH: return x * clamp (x / (T) 6 + (T) 0.5, (T) 0, (T) 1);    \
+    case UN_TANH: return tanh (x);                                           \
+    case UN_CLIP: return isnan (x) ? x : fmin (fmax (x, a), b);              \
+    case UN_SOFTPLUS: return SOFTPLUS (x);                                   \
+    case UN_SOFTSIGN: return x / ((T) 1 + fabs (x));                         \
+    case UN_MISH: return x * tanh (SOFTPLUS (x));                            \
+    case UN_ERF: return erf (x);                                             \
+    case UN_SHRINK: return x < -b ? x + a : (x > b ? x - a : (T) 0);         \
+    case UN_SIGN: return x > (T) 0 ? (T) 1 : (x < (T) 0 ? (T) -1 : x);       \
+    case UN_ABS: return fabs (x);                                            \
+    case UN_NEG: return -x;                                                  \
+    case UN_RECIP: return (T) 1 / x;                                         \
+    case UN_FLOOR: return floor (x);                                         \
+    case UN_CEIL: return ceil (x);                                           \
+    case UN_ROUND: return rint (x);                                          \
+    case UN_EXP: return exp (x);                                             \
+    case UN_LOG: return log (x);                                             \
+    case UN_SQRT: return sqrt (x);                                           \
+    case UN_SIN: return sin (x);                                             \
+    case UN_COS: return cos (x);                                             \
+    case UN_TAN: return tan (x);                                             \
+    case UN_ASIN: return asin (x);                                           \
+    case UN_ACOS: return acos (x);                                           \
+    case UN_ATAN: return atan (x);                                           \
+    case UN_SINH: return sinh (x);                                           \
+    case UN_COSH: return cosh (x);                                           \
+    case UN_ASINH: return asinh (x);                                         \
+    case UN_ACOSH: return acosh (x);                                         \
+    case UN_ATANH: return atanh (x);                                         \
+    default: return x;                                                       \
+  }                                                                          \
 }
 
-inline float
-unary_op (int op, float x, float a, float b)
-{
-  switch (op) {
-    case UN_RELU: return x > 0.0f ? x : 0.0f;
-    case UN_LEAKY: return x >= 0.0f ? x : a * x;
-    case UN_ELU: return x >= 0.0f ? x : a * expm1 (x);
-    case UN_SELU: return x > 0.0f ? b * x : b * a * expm1 (x);
-    case UN_CELU: return x > 0.0f ? x : a * expm1 (x / a);
-    case UN_THRELU: return x > a ? x : 0.0f;
-    case UN_SIGMOID: return 1.0f / (1.0f + exp (-x));
-    case UN_HSIGMOID: return clamp (a * x + b, 0.0f, 1.0f);
-    case UN_HSWISH: return x * clamp (x / 6.0f + 0.5f, 0.0f, 1.0f);
-    case UN_TANH: return tanh (x);
-    case UN_CLIP: return isnan (x) ? x : fmin (fmax (x, a), b);
-    case UN_SOFTPLUS: return softplus (x);
-    case UN_SOFTSIGN: return x / (1.0f + fabs (x));
-    case UN_MISH: return x * tanh (softplus (x));
-    case UN_ERF: return erf (x);
-    case UN_SHRINK: return x < -b ? x + a : (x > b ? x - a : 0.0f);
-    case UN_SIGN: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x);
-    case UN_ABS: return fabs (x);
-    case UN_NEG: return -x;
-    case UN_RECIP: return 1.0f / x;
-    case UN_FLOOR: return floor (x);
-    case UN_CEIL: return ceil (x);
-    case UN_ROUND: return rint (x);
-    case UN_EXP: return exp (x);
-    case UN_LOG: return log (x);
-    case UN_SQRT: return sqrt (x);
-    case UN_SIN: return sin (x);
-    case UN_COS: return cos (x);
-    case UN_TAN: return tan (x);
-    case UN_ASIN: return asin (x);
-    case UN_ACOS: return acos (x);
-    case UN_ATAN: return atan (x);
-    case UN_SINH: return sinh (x);
-    case UN_COSH: return cosh (x);
-    case UN_ASINH: return asinh (x);
-    case UN_ACOSH: return acosh (x);
-    case UN_ATANH: return atanh (x);
-    default: return x;
-  }
-}
+DEFINE_UNARY_OP (unary_op, softplus, float)
 
 __kernel void
 unary (__global const data_t *x, __global data_t *y, int n, int op, float a,
@@ -223,4 +231,63 @@ pow_mixed (__global const data_t *a, __global const EXP_T *b,
   STORE (y, i, pow (LOAD (a, strided_offset (i, rank, d, s0)),
           (float) b[strided_offset (i, rank, d, s1)]));
 }
+#endif
+
+#ifdef U_T
+#ifdef U_FLOAT
+DEFINE_UNARY_OP (unary_op_typed, softplus_typed, U_T)
+
+/* The unary ops on f64 (-DU_T=double -DU_FLOAT -DUSE_FP64), computed in
+ * double. */
+__kernel void
+unary_typed (__global const U_T *x, __global U_T *y, int n, int op, float a,
+    float b)
+{
+  int i = get_global_id (0);
+  if (i < n)
+    y[i] = unary_op_typed (op, x[i], (U_T) a, (U_T) b);
+}
+
+/* IsNaN / IsInf on f64, as classify. */
+__kernel void
+classify_typed (__global const U_T *x, __global uchar *y, int n, int kind,
+    int neg, int pos)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  U_T v = x[i];
+  y[i] = kind == 0 ? isnan (v) != 0 : isinf (v) && (v > 0 ? pos : neg);
+}
+#else
+/* Relu, Abs, Neg, Sign and Shrink on integers (-DU_T=<type>, -DU_UNSIGNED
+ * for unsigned ones); Shrink's bias @a and lambd @b as integers. Negation
+ * wraps as the CPU device's. */
+__kernel void
+unary_typed (__global const U_T *x, __global U_T *y, int n, int op, float a,
+    float b)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  U_T v = x[i], bias = (U_T) a, lambd = (U_T) b, r;
+  switch (op) {
+    case UN_RELU: r = v > 0 ? v : 0; break;
+#ifdef U_UNSIGNED
+    case UN_SIGN: r = v > 0 ? 1 : 0; break;
+    case UN_ABS: r = v; break;
+    case UN_SHRINK: r = v > lambd ? v - bias : 0; break;
+#else
+    case UN_SIGN: r = v > 0 ? 1 : (v < 0 ? -1 : 0); break;
+    case UN_ABS: r = v < 0 ? (U_T) (0 - (ulong) v) : v; break;
+    case UN_SHRINK:
+      r = (long) v < -(long) lambd ? v + bias : (v > lambd ? v - bias : 0);
+      break;
+#endif
+    case UN_NEG: r = (U_T) (0 - (ulong) v); break;
+    default: r = v; break;
+  }
+  y[i] = r;
+}
+#endif
 #endif

@@ -123,3 +123,91 @@ pool_max8 (__global const data_t *x, __global data_t *y, int channels,
   }
   STORE8 (y, ((size_t) n * channels + c) * out_sp + sp, acc);
 }
+
+#ifdef POOL_T
+#ifdef USE_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+/* MaxPool on other element types (-DPOOL_T=<type>: char, uchar, double),
+ * compared in that type; a window without a tap gives -DPOOL_LOWEST.
+ * Indices as pool_window. With -DPOOL_FLOAT (double), @mode 1 and 2 are
+ * the averages of pool_window, summed in double. */
+__kernel void
+pool_max_typed (__global const POOL_T *x, __global POOL_T *y,
+    __global long *idx, int channels, int4 in, int4 out, int4 k, int4 s,
+    int4 dl, int4 pad, int4 pad_end, int mode, int has_idx, int col_major)
+{
+  int sp = get_global_id (0);
+  int c = get_global_id (1);
+  int n = get_global_id (2);
+  int out_sp = out.x * out.y * out.z;
+  if (sp >= out_sp)
+    return;
+  int ow = sp % out.z, oh = (sp / out.z) % out.y, od = sp / (out.z * out.y);
+  __global const POOL_T *xi = x
+      + ((size_t) n * channels + c) * in.x * in.y * in.z;
+  POOL_T acc = POOL_LOWEST;
+  int best = -1, count = 0;
+#ifdef POOL_FLOAT
+  POOL_T sum = 0;
+#endif
+
+  for (int kd = 0; kd < k.x; kd++) {
+    int id = od * s.x + kd * dl.x - pad.x;
+    if (id < 0 || id >= in.x)
+      continue;
+    for (int kh = 0; kh < k.y; kh++) {
+      int ih = oh * s.y + kh * dl.y - pad.y;
+      if (ih < 0 || ih >= in.y)
+        continue;
+      for (int kw = 0; kw < k.z; kw++) {
+        int iw = ow * s.z + kw * dl.z - pad.z;
+        if (iw < 0 || iw >= in.z)
+          continue;
+        int at = (id * in.y + ih) * in.z + iw;
+        POOL_T v = xi[at];
+#ifdef POOL_FLOAT
+        sum += v;
+#endif
+        count++;
+        if (best < 0 || v > acc) {
+          acc = v;
+          best = col_major ? id + (ih + iw * in.y) * in.x : at;
+        }
+      }
+    }
+  }
+#ifdef POOL_FLOAT
+  if (mode == 1)
+    acc = count > 0 ? sum / count : 0;
+  else if (mode == 2) {
+    int cnt = padded_taps (od, s.x, pad.x, pad_end.x, in.x, k.x, dl.x)
+        * padded_taps (oh, s.y, pad.y, pad_end.y, in.y, k.y, dl.y)
+        * padded_taps (ow, s.z, pad.z, pad_end.z, in.z, k.z, dl.z);
+    acc = cnt > 0 ? sum / cnt : 0;
+  }
+#endif
+  y[((size_t) n * channels + c) * out_sp + sp] = acc;
+  if (has_idx)
+    idx[((size_t) n * channels + c) * out_sp + sp] = best < 0 ? -1
+        : ((long) n * channels + c) * in.x * in.y * in.z + best;
+}
+
+/* GlobalMaxPool (mode 0) / GlobalAveragePool (1) in POOL_T. */
+__kernel void
+pool_global_typed (__global const POOL_T *x, __global POOL_T *y, int plane,
+    int mode)
+{
+  int i = get_global_id (0);
+  __global const POOL_T *xi = x + (size_t) i * plane;
+  POOL_T acc = mode == 0 ? POOL_LOWEST : 0;
+
+  for (int j = 0; j < plane; j++)
+    acc = mode == 0 ? max (acc, xi[j]) : acc + xi[j];
+#ifdef POOL_FLOAT
+  if (mode == 1)
+    acc /= plane;
+#endif
+  y[i] = acc;
+}
+#endif

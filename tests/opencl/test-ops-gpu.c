@@ -14,6 +14,7 @@ typedef struct {
   GRand *rand;
   ClinferElementType type;
   GPtrArray *inputs;         /* ClinferTensor* per graph input */
+  const char *kernel;        /* a GPU kernel the case must run, or NULL */
 } Builder;
 
 static ClinferTensor *
@@ -134,6 +135,21 @@ run (ClinferCompiled *c, GPtrArray *inputs, GError **error)
   return g_steal_pointer (&out);
 }
 
+/* TRUE when a step of @c's plan runs OpenCL kernel @kernel. */
+static gboolean
+plan_runs_kernel (ClinferCompiled *c, const char *kernel)
+{
+  g_autofree char *label = g_strconcat ("ocl:", kernel, NULL);
+  ClinferPlan *plan = c->plans->len ? g_ptr_array_index (c->plans, 0) : NULL;
+
+  for (guint i = 0; plan && i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    if (g_strcmp0 (st->device_kernel, label) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Builds the case for @type, runs CPU and GPU, compares. */
 static void
 check_case (gconstpointer data, ClinferElementType type)
@@ -162,6 +178,10 @@ check_case (gconstpointer data, ClinferElementType type)
   for (guint i = 0; i < got->len; i++)
     test_assert_close (g_ptr_array_index (got, i), g_ptr_array_index (want, i),
         tol);
+  if (b.kernel && !plan_runs_kernel (gpu, b.kernel)) {
+    g_test_message ("the GPU plan does not run kernel %s", b.kernel);
+    g_test_fail ();
+  }
 out:
   clinfer_graph_free (b.g);
   g_rand_free (b.rand);
@@ -210,6 +230,75 @@ static void case_conv_depthwise_odd (Builder *b) { conv_case (b, 6, 13, 13, 6, 6
 static void case_conv_direct_x8 (Builder *b) { conv_case (b, 5, 11, 32, 8, 1, 3, 2, 1, TRUE); }
 static void case_conv_depthwise_x8 (Builder *b) { conv_case (b, 6, 13, 17, 6, 6, 3, 1, 1, TRUE); }
 static void case_conv_depthwise_x8_s2 (Builder *b) { conv_case (b, 4, 9, 33, 4, 4, 3, 2, 1, FALSE); }
+/* The CPU-runtime kernels: output widths a multiple of 16 (interior and
+ * edge work-items, strides 1 and 2, dilation 2; two rows per work-item
+ * for stride 1), 24 (conv_depthwise8), 8 output channels per group
+ * (conv_direct8x8, one and two groups). */
+static void
+case_conv_depthwise_x16 (Builder *b)
+{
+  b->kernel = "conv_depthwise16x2";
+  conv_case (b, 5, 7, 33, 5, 5, 3, 1, 1, TRUE);
+}
+
+/* Work-group sizes that do not divide the output: 18 row pairs of one
+ * 16-wide tile, and 18 tiles along a 288-wide row. */
+static void
+case_conv_depthwise_x16_tall (Builder *b)
+{
+  b->kernel = "conv_depthwise16x2";
+  conv_case (b, 2, 35, 17, 2, 2, 3, 1, 1, TRUE);
+}
+
+static void
+case_conv_depthwise_x16_wide (Builder *b)
+{
+  b->kernel = "conv_depthwise16x2";
+  conv_case (b, 1, 3, 289, 1, 1, 3, 1, 1, TRUE);
+}
+
+/* Two rows per work-item over an odd output height (7). */
+static void
+case_conv_depthwise_x16_odd_rows (Builder *b)
+{
+  b->kernel = "conv_depthwise16x2";
+  conv_case (b, 3, 8, 35, 3, 3, 5, 1, 1, FALSE);
+}
+
+static void
+case_conv_depthwise_x16_s2 (Builder *b)
+{
+  b->kernel = "conv_depthwise16";
+  conv_case (b, 3, 9, 35, 3, 3, 5, 2, 1, FALSE);
+}
+
+static void
+case_conv_depthwise_x16_dilated (Builder *b)
+{
+  b->kernel = "conv_depthwise16";
+  conv_case (b, 4, 6, 35, 4, 4, 3, 1, 2, TRUE);
+}
+
+static void
+case_conv_depthwise_x8_w24 (Builder *b)
+{
+  b->kernel = "conv_depthwise8";
+  conv_case (b, 6, 5, 25, 6, 6, 3, 1, 1, TRUE);
+}
+
+static void
+case_conv_direct_8x8 (Builder *b)
+{
+  b->kernel = "conv_direct8x8";
+  conv_case (b, 3, 11, 35, 16, 1, 5, 2, 1, TRUE);
+}
+
+static void
+case_conv_direct_8x8_grouped (Builder *b)
+{
+  b->kernel = "conv_direct8x8";
+  conv_case (b, 4, 7, 9, 16, 2, 3, 1, 1, FALSE);
+}
 
 /* 1x1 without padding (the GEMM kernels). */
 static void
@@ -230,6 +319,35 @@ case_conv_pointwise_x8 (Builder *b)
     constant (b, "b", 1, bd, -1, 1) };
 
   output (b, op (b, "Conv", 3, ins));
+}
+
+/* 1x1 over a pixel count that is a multiple of 16 (conv_1x1_vec16) with
+ * an output channel count that is not a multiple of 4. */
+static void
+case_conv_pointwise_x16 (Builder *b)
+{
+  const int64_t xd[] = { 2, 9, 4, 8 }, wd[] = { 6, 9, 1, 1 }, bd[] = { 6 };
+  ClinferNode *ins[3] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -1, 1),
+    constant (b, "b", 1, bd, -1, 1) };
+
+  b->kernel = "conv_1x1_vec16";
+  output (b, op (b, "Conv", 3, ins));
+}
+
+/* 1x1 + bias + residual + Relu through conv_1x1_vec16 (7 channels). */
+static void
+case_fused_pointwise_x16 (Builder *b)
+{
+  const int64_t xd[] = { 1, 5, 4, 12 }, wd[] = { 7, 5, 1, 1 }, bd[] = { 7 };
+  const int64_t zd[] = { 1, 7, 4, 12 };
+  ClinferNode *ins[3] = { input (b, "x", 4, xd), constant (b, "w", 4, wd, -0.5, 0.5),
+    constant (b, "b", 1, bd, -1, 1) };
+  ClinferNode *conv = op (b, "Conv", 3, ins);
+  ClinferNode *add_in[2] = { conv, input (b, "z", 4, zd) };
+  ClinferNode *sum = op (b, "Add", 2, add_in);
+
+  b->kernel = "conv_1x1_vec16";
+  output (b, op (b, "Relu", 1, &sum));
 }
 
 /* Conv + bias + residual + Relu / Clip: fused into FusedConv. */
@@ -527,6 +645,17 @@ static const struct {
   { "conv-depthwise-x8-stride2", case_conv_depthwise_x8_s2 },
   { "conv-pointwise-x8", case_conv_pointwise_x8 },
   { "fused-conv-relu-x8", case_fused_relu_x8 },
+  { "conv-depthwise-x16", case_conv_depthwise_x16 },
+  { "conv-depthwise-x16-odd-rows", case_conv_depthwise_x16_odd_rows },
+  { "conv-depthwise-x16-tall", case_conv_depthwise_x16_tall },
+  { "conv-depthwise-x16-wide", case_conv_depthwise_x16_wide },
+  { "conv-depthwise-x16-stride2", case_conv_depthwise_x16_s2 },
+  { "conv-depthwise-x16-dilated", case_conv_depthwise_x16_dilated },
+  { "conv-depthwise-x8-width24", case_conv_depthwise_x8_w24 },
+  { "conv-direct-8x8", case_conv_direct_8x8 },
+  { "conv-direct-8x8-grouped", case_conv_direct_8x8_grouped },
+  { "conv-pointwise-x16", case_conv_pointwise_x16 },
+  { "fused-conv-pointwise-relu-x16", case_fused_pointwise_x16 },
   { "pools-x8", case_pools_x8 },
   { "resize-nearest", case_resize_nearest },
   { "resize-linear-cubic", case_resize_linear_cubic },

@@ -128,10 +128,11 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
   cin_g = g.cin / MAX (g.group, 1);
   cout_g = g.cout / MAX (g.group, 1);
   if (is_1x1 (&g)) {
-    int vec = out_sp % 8 == 0 && g.cout % 4 == 0 ? 8 : out_sp % 4 == 0 ? 4 : 1;
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, vec == 8
-                ? "conv_1x1_vec8" : vec == 4 ? "conv_1x1_vec4" : "conv_1x1",
-                error)))
+    int vec = out_sp % 16 == 0 ? 16 : out_sp % 8 == 0 && g.cout % 4 == 0 ? 8
+        : out_sp % 4 == 0 ? 4 : 1;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, vec == 16
+                ? "conv_1x1_vec16" : vec == 8 ? "conv_1x1_vec8" : vec == 4
+                ? "conv_1x1_vec4" : "conv_1x1", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, g.cin);
@@ -143,21 +144,35 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
     clinfer_ocl_launch_tile0 (l, vec > 1 ? 16 : 64);
   } else if (g.group == g.cin && g.group == g.cout && g.in[0] == 1
       && g.k[0] == 1) {
-    int vec = g.out[2] % 8 == 0 ? 8 : g.out[2] % 4 == 0 ? 4 : 1;
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, vec == 8
-                ? "conv_depthwise8" : vec == 4 ? "conv_depthwise4"
+    int vec = g.out[2] % 16 == 0 ? 16 : g.out[2] % 8 == 0 ? 8
+        : g.out[2] % 4 == 0 ? 4 : 1;
+    /* Two output rows per work-item where they share input rows. */
+    gboolean rows2 = vec == 16 && out_sp > 0 && g.s[1] == 1 && g.d[1] == 1;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, rows2
+                ? "conv_depthwise16x2" : vec == 16 ? "conv_depthwise16"
+                : vec == 8 ? "conv_depthwise8" : vec == 4 ? "conv_depthwise4"
                 : "conv_depthwise", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, g.cout);
     geometry_args (l, &g);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, out_sp / vec, g.cout, g.batch);
-    clinfer_ocl_launch_tile0 (l, vec > 1 ? 16 : 64);
+    if (rows2) {
+      /* Work-groups of up to 16 tiles x row pairs, one channel each. */
+      size_t tiles = g.out[2] / 16, pairs = (g.out[1] + 1) / 2;
+      size_t l0 = MIN (tiles, 16), l1 = MIN (pairs, MAX (16 / l0, 1));
+      clinfer_ocl_launch_set_global (l, 3, (tiles + l0 - 1) / l0 * l0,
+          (pairs + l1 - 1) / l1 * l1, (size_t) g.cout * g.batch);
+      clinfer_ocl_launch_set_local (l, l0, l1, 1);
+    } else {
+      clinfer_ocl_launch_set_global (l, 3, out_sp / vec, g.cout, g.batch);
+      clinfer_ocl_launch_tile0 (l, vec > 1 ? 16 : 64);
+    }
   } else if (cout_g % 4 == 0 && g.in[0] == 1 && g.k[0] == 1
       && g.out[2] % 8 == 0) {
-    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_direct4x8",
-                error)))
+    int oc_vec = cout_g % 8 == 0 ? 8 : 4;
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, oc_vec == 8
+                ? "conv_direct8x8" : "conv_direct4x8", error)))
       return FALSE;
     tensor_args (l);
     clinfer_ocl_arg_int (l, cin_g);
@@ -165,7 +180,8 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
     clinfer_ocl_arg_int (l, cout_g);
     geometry_args (l, &g);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, out_sp / 8, g.cout / 4, g.batch);
+    clinfer_ocl_launch_set_global (l, 3, out_sp / 8, g.cout / oc_vec,
+        g.batch);
     clinfer_ocl_launch_tile0 (l, 16);
   } else {
     gboolean by4 = cout_g % 4 == 0;

@@ -1,7 +1,9 @@
 /* clinfer — OpenCL element-wise ops (kernels/eltwise.cl): binary ops with
  * numpy broadcasting (Add, Sub, Mul, Div, Pow, Max, Min, Sum, Mean,
- * PRelu), unary activations and math, and BatchNormalization folded into
- * a per-channel affine map. f32 and f16, computed in float. */
+ * PRelu), unary activations and math, and BatchNormalization (folded into
+ * a per-channel affine map when its statistics are constants; else read
+ * on the device, kernels/norm.cl, with training mode's batch statistics).
+ * f32 and f16, computed in float; other types go to ocl-binary.c. */
 #include "devices/opencl/ocl-internal.h"
 #include <float.h>
 #include <math.h>
@@ -44,17 +46,28 @@ binary_code (const char *op_type)
   return -1;
 }
 
+/* Integer and f64 arithmetic runs in the typed kernels (kernels/binary.cl,
+ * ocl-binary.c), as does Pow of a float base with a float exponent of
+ * another type (in double). */
+static gboolean
+binary_typed (const ClinferNode *node)
+{
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+
+  return !clinfer_ocl_float_type (t) || (strcmp (node->op_type, "Pow") == 0
+      && node->n_inputs == 2 && clinfer_ocl_in_type (node, 1) != t
+      && clinfer_element_type_is_float (clinfer_ocl_in_type (node, 1)));
+}
+
 gboolean
 clinfer_ocl_binary_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
   ClinferElementType t = clinfer_ocl_in_type (node, 0);
 
-  /* Integer arithmetic runs in the typed kernels (kernels/binary.cl). */
-  if (!clinfer_ocl_float_type (t) && t != CLINFER_TYPE_F64)
+  if (binary_typed (node))
     return clinfer_ocl_int_binary_supports (dev, node, reason);
-  if (node->n_inputs < 1 || (strcmp (node->op_type, "Mean") == 0
-          && node->n_inputs > 2)) {
-    *reason = "Mean of more than two inputs is not implemented";
+  if (node->n_inputs < 1) {
+    *reason = "no input";
     return FALSE;
   }
   for (guint i = 0; i < node->n_inputs; i++)
@@ -187,11 +200,19 @@ clinfer_ocl_binary_build (OclBuilder *b, const ClinferNode *node,
   int op = binary_code (node->op_type);
   const ClinferShape *out = &node->outputs[0].shape;
 
-  if (!clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0)))
+  if (binary_typed (node))
     return clinfer_ocl_int_binary_build (b, node, error);
   if (node->n_inputs == 2
       && clinfer_ocl_in_type (node, 1) != clinfer_ocl_in_type (node, 0))
     return pow_mixed (b, node, error);
+  /* Mean of more than two inputs: the sum, then scaled by 1/N. */
+  if (op == 8 && node->n_inputs > 2) {
+    for (guint i = 1; i < node->n_inputs; i++)
+      if (!binary_launch (b, node, 0, 0, i > 1, i, error))
+        return FALSE;
+    return clinfer_ocl_scale_output (b, node, 1.0f / (float) node->n_inputs,
+        error);
+  }
 
   if (node->n_inputs == 1) {
     /* Sum/Max/Min/Mean of one input: a copy (same shape). */
@@ -244,6 +265,64 @@ unary_info (const char *op_type)
   return NULL;
 }
 
+static gboolean
+is_signed_int (ClinferElementType t)
+{
+  return t == CLINFER_TYPE_I8 || t == CLINFER_TYPE_I16 || t == CLINFER_TYPE_I32
+      || t == CLINFER_TYPE_I64;
+}
+
+static gboolean
+is_unsigned_int (ClinferElementType t)
+{
+  return t == CLINFER_TYPE_U8 || t == CLINFER_TYPE_U16 || t == CLINFER_TYPE_U32
+      || t == CLINFER_TYPE_U64;
+}
+
+/* Options of the typed unary program (kernels/eltwise.cl unary_typed,
+ * classify_typed) for @node's input type: every op on f64, Relu, Abs,
+ * Neg, Sign and Shrink on integers (as the CPU device); NULL otherwise. */
+static const char *
+unary_typed_options (const ClinferNode *node)
+{
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+  static const char *int_ops[] = { "Relu", "Abs", "Neg", "Sign", "Shrink" };
+  gboolean int_op = FALSE;
+
+  if (t == CLINFER_TYPE_F64)
+    return "-DU_T=double -DU_FLOAT -DUSE_FP64";
+  for (guint i = 0; i < G_N_ELEMENTS (int_ops); i++)
+    int_op |= strcmp (node->op_type, int_ops[i]) == 0;
+  if (!int_op || !(is_signed_int (t) || is_unsigned_int (t)))
+    return NULL;
+  switch (t) {
+    case CLINFER_TYPE_I8: return "-DU_T=char";
+    case CLINFER_TYPE_I16: return "-DU_T=short";
+    case CLINFER_TYPE_I32: return "-DU_T=int";
+    case CLINFER_TYPE_I64: return "-DU_T=long";
+    case CLINFER_TYPE_U8: return "-DU_T=uchar -DU_UNSIGNED";
+    case CLINFER_TYPE_U16: return "-DU_T=ushort -DU_UNSIGNED";
+    case CLINFER_TYPE_U32: return "-DU_T=uint -DU_UNSIGNED";
+    default: return "-DU_T=ulong -DU_UNSIGNED";
+  }
+}
+
+static gboolean
+unary_typed_supports (const OclDevice *dev, const ClinferNode *node,
+    const char **reason)
+{
+  if (node->outputs[0].type != clinfer_ocl_in_type (node, 0)) {
+    *reason = "output of another element type than the input";
+    return FALSE;
+  }
+  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
+    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL device "
+        "lacks";
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_unary_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
@@ -251,6 +330,11 @@ clinfer_ocl_unary_supports (const OclDevice *dev, const ClinferNode *node, const
     *reason = "no OpenCL kernel for this op";
     return FALSE;
   }
+  if (strcmp (node->op_type, "Clip") == 0 && node->opset >= 11
+      && !clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0)))
+    return clinfer_ocl_clip_typed_supports (dev, node, reason);
+  if (unary_typed_options (node))
+    return unary_typed_supports (dev, node, reason);
   return float_inputs (node, node->n_inputs, reason);
 }
 
@@ -305,8 +389,12 @@ clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
   const UnaryInfo *info = unary_info (node->op_type);
   int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
   float a = info->a_def, c = info->b_def;
+  const char *typed;
   OclLaunch *l;
 
+  if (info->op == 10 && node->opset >= 11
+      && !clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0)))
+    return clinfer_ocl_clip_typed_build (b, node, error);
   if (info->op == 10 && node->opset >= 11 && !clip_bounds_constant (node))
     return clip_tensor_build (b, node, error);
   if (info->op == 10 && node->opset >= 11)
@@ -316,8 +404,10 @@ clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
       || (info->b_name && !clinfer_node_attr_float (node, info->b_name,
               info->b_def, &c, error)))
     return FALSE;
-  l = clinfer_ocl_launch_new (b, "eltwise",
-      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "unary", error);
+  typed = unary_typed_options (node);
+  l = clinfer_ocl_launch_new (b, "eltwise", typed ? typed
+      : clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      typed ? "unary_typed" : "unary", error);
   if (l == NULL)
     return FALSE;
   clinfer_ocl_arg_input (l, 0);
@@ -335,23 +425,157 @@ clinfer_ocl_unary_build (OclBuilder *b, const ClinferNode *node,
 /* ---------------------------------------------------------------- */
 /* BatchNormalization (inference)                                    */
 
+/* Opset 14+ training_mode (batch statistics, running mean/var outputs). */
+static gboolean
+bn_training (const ClinferNode *node)
+{
+  int64_t training = 0;
+
+  return node->opset >= 14 && clinfer_node_attr_int (node, "training_mode", 0,
+      &training, NULL) && training != 0;
+}
+
+/* f64 BatchNormalization always reads its statistics on the device (the
+ * folded affine map is f32). */
+static gboolean
+bn_f64 (const ClinferNode *node)
+{
+  return clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64;
+}
+
+/* Inputs 0 .. @n - 1 and output 0 all of input 0's type. */
+static gboolean
+same_types (const ClinferNode *node, guint n, const char **reason)
+{
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+
+  if (node->outputs[0].type != t) {
+    *reason = "output of another element type than the input";
+    return FALSE;
+  }
+  for (guint i = 1; i < n && i < node->n_inputs; i++)
+    if (node->inputs[i].node && clinfer_ocl_in_type (node, i) != t) {
+      *reason = "inputs of mixed element types";
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+bn_params_constant (const ClinferNode *node)
+{
+  for (guint i = 1; i < 5; i++)
+    if (clinfer_ocl_const_input (node, i) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_batchnorm_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
-  if (node->n_outputs > 1) {
-    *reason = "training-mode outputs are not implemented";
+  int64_t spatial = 1;
+
+  if (node->n_outputs > 1 && !bn_training (node)) {
+    *reason = "training outputs without training_mode (opset < 14)";
     return FALSE;
   }
-  for (guint i = 1; i < 5 && i < node->n_inputs; i++)
-    if (clinfer_ocl_const_input (node, i) == NULL) {
-      *reason = "scale, bias, mean and variance must be constants";
-      return FALSE;
-    }
   if (node->n_inputs < 5 || clinfer_node_input_desc (node, 0)->shape.rank < 2) {
     *reason = "expected X (rank >= 2), scale, B, mean, var";
     return FALSE;
   }
+  for (guint i = 1; i < 5; i++)
+    if (node->inputs[i].node == NULL) {
+      *reason = "expected X (rank >= 2), scale, B, mean, var";
+      return FALSE;
+    }
+  for (guint i = 1; i < node->n_outputs; i++)
+    if (node->outputs[i].type != clinfer_ocl_in_type (node, 0)) {
+      *reason = "running mean/var outputs of another type than X";
+      return FALSE;
+    }
+  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
+    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL device "
+        "lacks";
+    return FALSE;
+  }
+  /* The kernels take one statistic per channel. */
+  if (node->opset < 9 && clinfer_node_attr_int (node, "spatial", 1, &spatial,
+          NULL) && spatial == 0) {
+    *reason = "spatial=0 (statistics per channel and position)";
+    return FALSE;
+  }
+  if (!bn_params_constant (node) || bn_training (node) || bn_f64 (node)) {
+    /* Statistics on the device: per channel, all of X's type. */
+    return bn_f64 (node) ? same_types (node, 5, reason)
+        : float_inputs (node, 5, reason);
+  }
   return float_inputs (node, 1, reason);
+}
+
+/* BatchNormalization reading scale, B, mean and var on the device; in
+ * training mode the batch statistics (scratch buffers) replace mean and
+ * var, and the running ones go to outputs 1 and 2. */
+static gboolean
+batchnorm_tensor_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  const char *opts = clinfer_ocl_norm_options (clinfer_ocl_in_type (node, 0));
+  gsize esize = clinfer_element_type_size (clinfer_ocl_in_type (node, 0));
+  int64_t channels = xs->dims[1], inner = 1, n = clinfer_shape_n_elements (xs);
+  gboolean training = bn_training (node);
+  guint stats[2] = { 0, 0 };
+  float eps = 1e-5f, momentum = 0.9f;
+  OclLaunch *l;
+
+  if (!clinfer_node_attr_float (node, "epsilon", 1e-5f, &eps, error)
+      || !clinfer_node_attr_float (node, "momentum", 0.9f, &momentum, error))
+    return FALSE;
+  for (int i = 2; i < xs->rank; i++)
+    inner *= xs->dims[i];
+  if (training) {
+    stats[0] = clinfer_ocl_scratch_new (b, esize * MAX (channels, 1));
+    stats[1] = clinfer_ocl_scratch_new (b, esize * MAX (channels, 1));
+    if (!(l = clinfer_ocl_launch_new (b, "norm", opts, "bn_stats", error)))
+      return FALSE;
+    clinfer_ocl_arg_input (l, 0);
+    clinfer_ocl_arg_input (l, 3);
+    clinfer_ocl_arg_input (l, 4);
+    clinfer_ocl_arg_scratch (l, stats[0]);
+    clinfer_ocl_arg_scratch (l, stats[1]);
+    /* Absent outputs are never written: the batch statistics stand in. */
+    if (node->n_outputs > 1)
+      clinfer_ocl_arg_output (l, 1);
+    else
+      clinfer_ocl_arg_scratch (l, stats[0]);
+    if (node->n_outputs > 2)
+      clinfer_ocl_arg_output (l, 2);
+    else
+      clinfer_ocl_arg_scratch (l, stats[1]);
+    clinfer_ocl_arg_int (l, (int) xs->dims[0]);
+    clinfer_ocl_arg_int (l, (int) channels);
+    clinfer_ocl_arg_int (l, (int) inner);
+    clinfer_ocl_arg_float (l, momentum);
+    clinfer_ocl_arg_int (l, (node->n_outputs > 1 ? 1 : 0)
+        | (node->n_outputs > 2 ? 2 : 0));
+    clinfer_ocl_launch_set_global (l, 1, channels, 1, 1);
+  }
+  if (!(l = clinfer_ocl_launch_new (b, "norm", opts, "bn_apply", error)))
+    return FALSE;
+  for (guint i = 0; i < 3; i++)
+    clinfer_ocl_arg_input (l, i);
+  for (guint i = 0; i < 2; i++)
+    if (training)
+      clinfer_ocl_arg_scratch (l, stats[i]);
+    else
+      clinfer_ocl_arg_input (l, 3 + i);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, (int) channels);
+  clinfer_ocl_arg_int (l, (int) inner);
+  clinfer_ocl_arg_float (l, eps);
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
 }
 
 gboolean
@@ -366,6 +590,8 @@ clinfer_ocl_batchnorm_build (OclBuilder *b, const ClinferNode *node,
   float eps = 1e-5f;
   OclLaunch *l;
 
+  if (!bn_params_constant (node) || bn_training (node) || bn_f64 (node))
+    return batchnorm_tensor_build (b, node, error);
   if (!clinfer_node_attr_float (node, "epsilon", 1e-5f, &eps, error))
     return FALSE;
   for (int i = 2; i < xs->rank; i++)
@@ -403,8 +629,13 @@ gboolean
 clinfer_ocl_classify_supports (const OclDevice *dev,
     const ClinferNode *node, const char **reason)
 {
-  if (!clinfer_ocl_float_type (clinfer_ocl_in_type (node, 0))) {
-    *reason = "element type is not f32 or f16";
+  ClinferElementType t = clinfer_ocl_in_type (node, 0);
+
+  if (t == CLINFER_TYPE_F64 && dev->core->fp64)
+    return TRUE;
+  if (!clinfer_ocl_float_type (t)) {
+    *reason = t == CLINFER_TYPE_F64 ? "f64 needs the cl_khr_fp64 extension, "
+        "which this OpenCL device lacks" : "element type is not a float type";
     return FALSE;
   }
   return TRUE;
@@ -416,14 +647,17 @@ clinfer_ocl_classify_build (OclBuilder *b, const ClinferNode *node,
 {
   int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
   int64_t neg = 1, pos = 1;
+  gboolean f64;
   OclLaunch *l;
 
   if (!clinfer_node_attr_int (node, "detect_negative", 1, &neg, error)
       || !clinfer_node_attr_int (node, "detect_positive", 1, &pos, error))
     return FALSE;
-  l = clinfer_ocl_launch_new (b, "eltwise",
-      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "classify",
-      error);
+  f64 = clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64;
+  l = clinfer_ocl_launch_new (b, "eltwise", f64
+      ? "-DU_T=double -DU_FLOAT -DUSE_FP64"
+      : clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      f64 ? "classify_typed" : "classify", error);
   if (l == NULL)
     return FALSE;
   clinfer_ocl_arg_input (l, 0);

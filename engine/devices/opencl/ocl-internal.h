@@ -129,6 +129,11 @@ typedef struct {
   GPtrArray *programs;       /* cl_program the step owns (custom kernels) */
   guint64 used_inputs;       /* bit i: input port i is read on the device */
   GArray *scratch;           /* gsize: per-request buffers the step needs */
+  /* Output extents that depend on the input values (NonZero, Compress):
+   * launches [0, count_launches) write the extent as a cl_int at the start
+   * of scratch buffer 0; the executor reads it back (4 bytes, counted),
+   * gives it to every dynamic output dim, then runs the other launches. */
+  guint count_launches;
 } OclStepImpl;
 
 /* TRUE when input @port of @impl is read by a launch (ports >= 64 are
@@ -235,6 +240,17 @@ void clinfer_ocl_b_shape (const ClinferNode *node, const ClinferShape *a,
 gboolean clinfer_ocl_launch_broadcast2 (OclBuilder *b, const ClinferNode *node,
     const char *program, const char *opts, const char *kernel, int op,
     GError **error);
+/* Typed kernels (ocl-binary.c): y *= @s in place in the output's (float)
+ * type; Clip of integer and f64 tensors. */
+gboolean clinfer_ocl_scale_output (OclBuilder *b, const ClinferNode *node,
+    float s, GError **error);
+gboolean clinfer_ocl_clip_typed_supports (const OclDevice *dev,
+    const ClinferNode *node, const char **reason);
+gboolean clinfer_ocl_clip_typed_build (OclBuilder *b, const ClinferNode *node,
+    GError **error);
+/* Build options of kernels/norm.cl for @type: -DNORM_F64 for f64 (in
+ * double), else as clinfer_ocl_data_options() (ocl-reduce.c). */
+const char *clinfer_ocl_norm_options (ClinferElementType type);
 /* TRUE for f32 and f16 (the types the float kernels take). */
 gboolean clinfer_ocl_float_type (ClinferElementType type);
 /* Constant value of input @port, or NULL. */
@@ -271,6 +287,10 @@ typedef struct {
   gboolean (*supports) (const OclDevice *dev, const ClinferNode *node,
       const char **reason);
   gboolean (*build) (OclBuilder *b, const ClinferNode *node, GError **error);
+  /* Steps built at run time (ocl-late.c): bit i set when the value of
+   * input i (at most 64 elements) is brought to the host to infer and
+   * build the step; 0 = every input but the first. */
+  guint64 host_inputs;
 } OclOpEntry;
 
 const OclOpEntry *clinfer_ocl_op_lookup (const ClinferNode *node);
@@ -317,6 +337,20 @@ OCL_DECLARE_FAMILY (instance_norm)
 OCL_DECLARE_FAMILY (lrn)
 OCL_DECLARE_FAMILY (cumsum)
 OCL_DECLARE_FAMILY (resize)
+OCL_DECLARE_FAMILY (einsum)
+OCL_DECLARE_FAMILY (mvn)
+OCL_DECLARE_FAMILY (lp_norm)
+OCL_DECLARE_FAMILY (dropout)
+OCL_DECLARE_FAMILY (gather_nd)
+OCL_DECLARE_FAMILY (scatter_nd)
+OCL_DECLARE_FAMILY (scatter_elements)
+OCL_DECLARE_FAMILY (nonzero)
+OCL_DECLARE_FAMILY (compress)
+OCL_DECLARE_FAMILY (topk)
+OCL_DECLARE_FAMILY (cumsum_axis)
+OCL_DECLARE_FAMILY (range)
+OCL_DECLARE_FAMILY (constant_of_shape)
+OCL_DECLARE_FAMILY (onehot)
 
 /* ---- remote tensors (ocl-remote.c) ---- */
 

@@ -66,6 +66,8 @@ const OclOpEntry clinfer_ocl_ops[] = {
   { "", "Squeeze", FAMILY (copy) },
   { "", "Unsqueeze", FAMILY (copy) },
   { "", "Identity", FAMILY (copy) },
+  /* Before the copy row: training mode, else the copy family. */
+  { "", "Dropout", FAMILY (dropout) },
   { "", "Dropout", FAMILY (copy) },
   { "", "Transpose", FAMILY (transpose) },
   { "", "Expand", FAMILY (expand) },
@@ -118,5 +120,19 @@ const OclOpEntry clinfer_ocl_ops[] = {
   { "", "CumSum", FAMILY (cumsum) },
   { "", "Resize", FAMILY (resize) },
   { "", "Upsample", FAMILY (resize) },
+  { "", "Einsum", FAMILY (einsum) },
+  { "", "MeanVarianceNormalization", FAMILY (mvn) },
+  { "", "LpNormalization", FAMILY (lp_norm) },
+  { "", "GatherND", FAMILY (gather_nd) },
+  { "", "ScatterND", FAMILY (scatter_nd) },
+  { "", "ScatterElements", FAMILY (scatter_elements) },
+  { "", "Scatter", FAMILY (scatter_elements) },
+  { "", "NonZero", FAMILY (nonzero) },
+  { "", "Compress", FAMILY (compress) },
+  { "", "TopK", FAMILY (topk) },
+  { "", "OneHot", FAMILY (onehot) },
+  /* start, limit and delta; the shape: read on the host when built late. */
+  { "", "Range", FAMILY (range), 0x7 },
+  { "", "ConstantOfShape", FAMILY (constant_of_shape), 0x1 },
   { NULL }
 };

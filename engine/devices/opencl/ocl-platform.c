@@ -236,7 +236,10 @@ core_fill_info (OclCore *core)
   core->max_work_group = wg ? wg : 1;
   core->unified_memory = unified == CL_TRUE;
   core->fp16 = has_fp16 (core->device);
-  core->fp64 = has_extension (core->device, "cl_khr_fp64");
+  /* CLINFER_OPENCL_DISABLE_FP64=1 hides cl_khr_fp64 (tests: the f64 ops'
+   * fallback on a device that has it). */
+  core->fp64 = has_extension (core->device, "cl_khr_fp64")
+      && g_strcmp0 (g_getenv ("CLINFER_OPENCL_DISABLE_FP64"), "1") != 0;
   core->base_align = round_pow2 (align_bits / 8);
   core->index = index_of (core->device);
   core->name = core->index >= 0 ? g_strdup_printf ("GPU.%d", core->index)

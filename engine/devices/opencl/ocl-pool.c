@@ -1,5 +1,6 @@
 /* clinfer — OpenCL MaxPool, AveragePool, GlobalMaxPool and
- * GlobalAveragePool (kernels/pool.cl), NCHW with 1 to 3 spatial dims. */
+ * GlobalAveragePool (kernels/pool.cl), NCHW with 1 to 3 spatial dims;
+ * f32/f16, every pool on f64, and MaxPool on i8 and u8 too. */
 #include "devices/opencl/ocl-internal.h"
 #include "ops/conv.h"
 #include <string.h>
@@ -20,6 +21,46 @@ pool_input_ok (const ClinferNode *node, const char **reason)
   return TRUE;
 }
 
+/* Options of the typed pools (kernels/pool.cl pool_max_typed,
+ * pool_global_typed) for @node: MaxPool on i8 and u8, every pool on f64,
+ * as the CPU device; NULL otherwise. */
+static const char *
+typed_options (const ClinferNode *node)
+{
+  switch (clinfer_ocl_in_type (node, 0)) {
+    case CLINFER_TYPE_I8:
+      return strcmp (node->op_type, "MaxPool") == 0
+          ? "-DPOOL_T=char -DPOOL_LOWEST=CHAR_MIN" : NULL;
+    case CLINFER_TYPE_U8:
+      return strcmp (node->op_type, "MaxPool") == 0
+          ? "-DPOOL_T=uchar -DPOOL_LOWEST=0" : NULL;
+    case CLINFER_TYPE_F64:
+      return "-DPOOL_T=double -DPOOL_FLOAT -DPOOL_LOWEST=(-INFINITY) "
+          "-DUSE_FP64";
+    default: return NULL;
+  }
+}
+
+/* pool_input_ok for the typed pools. */
+static gboolean
+typed_input_ok (const OclDevice *dev, const ClinferNode *node,
+    const char **reason)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+
+  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
+    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL "
+        "device lacks";
+    return FALSE;
+  }
+  if (x == NULL || x->shape.rank < 3
+      || x->shape.rank > 2 + CLINFER_MAX_SPATIAL) {
+    *reason = "1 to 3 spatial dims expected";
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_pool_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
@@ -27,6 +68,8 @@ clinfer_ocl_pool_supports (const OclDevice *dev, const ClinferNode *node, const 
     *reason = "Indices output of another type than i64";
     return FALSE;
   }
+  if (typed_options (node))
+    return typed_input_ok (dev, node, reason);
   return pool_input_ok (node, reason);
 }
 
@@ -67,6 +110,32 @@ pool_max8 (OclBuilder *b, const ClinferNode *node, const int *in,
   return TRUE;
 }
 
+/* MaxPool on i8, u8 or f64, AveragePool on f64 (kernels/pool.cl
+ * pool_max_typed); @p: in, out, k, s, d, pad begin, pad end. */
+static gboolean
+pool_typed (OclBuilder *b, const ClinferNode *node, int p[7][3], int mode,
+    gboolean has_idx, gboolean col_major, GError **error)
+{
+  const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
+  OclLaunch *l = clinfer_ocl_launch_new (b, "pool", typed_options (node),
+      "pool_max_typed", error);
+
+  if (l == NULL)
+    return FALSE;
+  clinfer_ocl_arg_input (l, 0);
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_output (l, has_idx ? 1 : 0);   /* unused without Indices */
+  clinfer_ocl_arg_int (l, (int) xs->dims[1]);
+  for (guint i = 0; i < 7; i++)
+    clinfer_ocl_arg_int4 (l, p[i][0], p[i][1], p[i][2], 0);
+  clinfer_ocl_arg_int (l, mode);
+  clinfer_ocl_arg_int (l, has_idx);
+  clinfer_ocl_arg_int (l, col_major);
+  clinfer_ocl_launch_set_global (l, 3, (size_t) p[1][0] * p[1][1] * p[1][2],
+      xs->dims[1], xs->dims[0]);
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
 {
@@ -94,6 +163,17 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
   to_dhw (win.pad_begin, win.n, 0, pb);
   to_dhw (win.pad_end, win.n, 0, pe);
   mode = is_max ? 0 : include_pad ? 2 : 1;
+  if (typed_options (node)) {
+    int p[7][3];
+    memcpy (p[0], in, sizeof (in));
+    memcpy (p[1], out, sizeof (out));
+    memcpy (p[2], k, sizeof (k));
+    memcpy (p[3], s, sizeof (s));
+    memcpy (p[4], d, sizeof (d));
+    memcpy (p[5], pb, sizeof (pb));
+    memcpy (p[6], pe, sizeof (pe));
+    return pool_typed (b, node, p, mode, has_idx, order == 1, error);
+  }
   if (is_max && !has_idx && win.n == 2 && out[2] % 8 == 0 && pb[2] == 0
       && (out[2] - 1) * s[2] + (k[2] - 1) * d[2] < in[2])
     return pool_max8 (b, node, in, out, k, s, d, pb, error);
@@ -124,6 +204,8 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
 gboolean
 clinfer_ocl_global_pool_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
+  if (typed_options (node))
+    return typed_input_ok (dev, node, reason);
   return pool_input_ok (node, reason);
 }
 
@@ -133,13 +215,15 @@ clinfer_ocl_global_pool_build (OclBuilder *b, const ClinferNode *node,
 {
   const ClinferShape *xs = clinfer_ocl_in_shape (b, 0);
   int64_t plane = 1;
+  const char *typed;
   OclLaunch *l;
 
   for (int i = 2; i < xs->rank; i++)
     plane *= xs->dims[i];
-  l = clinfer_ocl_launch_new (b, "pool",
-      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "pool_global",
-      error);
+  typed = typed_options (node);
+  l = clinfer_ocl_launch_new (b, "pool", typed ? typed
+      : clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      typed ? "pool_global_typed" : "pool_global", error);
   if (l == NULL)
     return FALSE;
   clinfer_ocl_arg_input (l, 0);

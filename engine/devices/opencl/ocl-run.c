@@ -584,18 +584,30 @@ run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
   return TRUE;
 }
 
+/* Brings the inputs @impl reads to the device, then runs its launches
+ * [@from, @to). */
 static gboolean
-run_device_step (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
-    ClinferStep *st, ClinferRunIO *io, GError **error)
+run_device_launches (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
+    ClinferStep *st, guint from, guint to, ClinferRunIO *io, GError **error)
 {
   for (guint j = 0; j < st->node->n_inputs; j++)
     if (st->in_slots[j] != G_MAXUINT && OCL_INPUT_USED (impl, j)
         && !ensure_device (r, st->in_slots[j], io, error))
       return FALSE;
-  for (guint j = 0; j < impl->launches->len; j++)
+  for (guint j = from; j < to; j++)
     if (!run_launch (r, st, g_ptr_array_index (impl->launches, j),
             kernels[j], error))
       return FALSE;
+  return TRUE;
+}
+
+static gboolean
+run_device_step (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
+    ClinferStep *st, ClinferRunIO *io, GError **error)
+{
+  if (!run_device_launches (r, impl, kernels, st, 0, impl->launches->len, io,
+          error))
+    return FALSE;
   for (guint j = 0; j < st->node->n_outputs; j++)
     r->state[st->out_slots[j]] = ON_DEVICE;
   return TRUE;
@@ -605,8 +617,8 @@ run_device_step (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
  * for small parameter inputs (axes, sizes, scales...), the value, brought
  * to the host (a few bytes). */
 static gboolean
-late_input (OclRun *r, ClinferStep *st, guint j, ClinferValueInfo *v,
-    GString *key, ClinferRunIO *io, GError **error)
+late_input (OclRun *r, ClinferStep *st, guint j, guint64 host_inputs,
+    ClinferValueInfo *v, GString *key, ClinferRunIO *io, GError **error)
 {
   guint si = st->in_slots[j];
   ClinferSlot *s;
@@ -631,7 +643,8 @@ late_input (OclRun *r, ClinferStep *st, guint j, ClinferValueInfo *v,
   n = clinfer_shape_n_elements (shape);
   for (int d = 0; d < shape->rank; d++)
     g_string_append_printf (key, "%" G_GINT64_FORMAT ",", shape->dims[d]);
-  if (j > 0 && n >= 0 && n <= 64 && clinfer_element_type_size (s->type) > 0
+  if ((host_inputs ? j < 64 && (host_inputs >> j) & 1 : j > 0)
+      && n >= 0 && n <= 64 && clinfer_element_type_size (s->type) > 0
       && s->type != CLINFER_TYPE_STRING) {
     if (!ensure_host (r, si, io, error))
       return FALSE;
@@ -657,11 +670,11 @@ late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
   g_autoptr (GString) key = g_string_new (NULL);
   ClinferStep step;
   OclBuilder b;
-  const OclOpEntry *e;
+  const OclOpEntry *e = clinfer_ocl_op_lookup (node);
   gboolean ok;
 
   for (guint j = 0; j < node->n_inputs; j++)
-    if (!late_input (r, st, j, &in[j], key, io, error))
+    if (!late_input (r, st, j, e ? e->host_inputs : 0, &in[j], key, io, error))
       return FALSE;
   if (l->key && strcmp (l->key, key->str) == 0)
     return TRUE;
@@ -670,21 +683,49 @@ late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
     return FALSE;
   step = *st;
   step.node = (ClinferNode *) clinfer_ocl_late_node_get (l->node);
+  b = (OclBuilder) { r->dev, r->base.plan, &step, clinfer_ocl_step_impl_new () };
+  l->impl = b.impl;
+  ok = e && e->build (&b, step.node, error);
+  if (!ok)
+    return FALSE;
+  /* A value-dependent extent (count_launches) is filled in when it runs. */
   for (guint j = 0; j < node->n_outputs; j++)
-    if (!clinfer_shape_is_static (&step.node->outputs[j].shape)
+    if ((!clinfer_shape_is_static (&step.node->outputs[j].shape)
+            && l->impl->count_launches == 0)
         || clinfer_shape_n_elements (&step.node->outputs[j].shape) > G_MAXINT32 / 2) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
           "output %u has no concrete shape or is too large at run time", j);
       return FALSE;
     }
-  b = (OclBuilder) { r->dev, r->base.plan, &step, clinfer_ocl_step_impl_new () };
-  l->impl = b.impl;
-  e = clinfer_ocl_op_lookup (node);
-  ok = e && e->build (&b, step.node, error);
-  if (!ok || !create_step_objects (r, l->impl, &l->kernels, &l->scratch, error))
+  if (!create_step_objects (r, l->impl, &l->kernels, &l->scratch, error))
     return FALSE;
   clinfer_ocl_step_impl_finish (l->impl);
   l->key = g_string_free (g_steal_pointer (&key), FALSE);
+  return TRUE;
+}
+
+/* Runs the launches of @l that count a value-dependent output extent and
+ * reads it back: 4 bytes device -> host, counted in @io. */
+static gboolean
+run_count (OclRun *r, LateStep *l, ClinferStep *st, int64_t *extent,
+    ClinferRunIO *io, GError **error)
+{
+  cl_int count = 0, err;
+
+  if (!run_device_launches (r, l->impl, l->kernels, st, 0,
+          l->impl->count_launches, io, error))
+    return FALSE;
+  err = clEnqueueReadBuffer (r->dev->core->queue, l->scratch[0], CL_TRUE, 0,
+      sizeof (count), &count, 0, NULL, NULL);
+  if (!clinfer_ocl_check (err, "clEnqueueReadBuffer (output extent)", error))
+    return FALSE;
+  io->bytes_to_host += sizeof (count);
+  if (count < 0) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "internal: the device counted %d output elements", (int) count);
+    return FALSE;
+  }
+  *extent = count;
   return TRUE;
 }
 
@@ -697,20 +738,27 @@ run_late_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
   ClinferPlan *plan = r->base.plan;
   LateStep *l = &r->late[index];
   const ClinferNode *late;
+  int64_t extent = 0;
 
   if (!late_build (r, index, st, io, error)) {
     late_step_clear (l);
     return FALSE;
   }
   late = clinfer_ocl_late_node_get (l->node);
+  if (l->impl->count_launches > 0 && !run_count (r, l, st, &extent, io, error))
+    return FALSE;
   for (guint j = 0; j < st->node->n_outputs; j++) {
     guint si = st->out_slots[j];
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
     const ClinferPortDesc *d = &late->outputs[j];
+    ClinferShape shape = d->shape;
     ClinferTensor *t;
     if (s->kind == CLINFER_SLOT_ARENA)
       continue;              /* this output has a static shape */
-    t = clinfer_tensor_new (d->type, &d->shape, error);
+    for (int k = 0; k < shape.rank; k++)
+      if (shape.dims[k] < 0)
+        shape.dims[k] = extent;
+    t = clinfer_tensor_new (d->type, &shape, error);
     if (t == NULL)
       return FALSE;
     set_host (r, si, t);
@@ -719,7 +767,14 @@ run_late_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
     if (r->slot_mem[si] == NULL)
       return FALSE;
   }
-  return run_device_step (r, l->impl, l->kernels, st, io, error);
+  if (l->impl->count_launches == 0)
+    return run_device_step (r, l->impl, l->kernels, st, io, error);
+  if (!run_device_launches (r, l->impl, l->kernels, st, l->impl->count_launches,
+          l->impl->launches->len, io, error))
+    return FALSE;
+  for (guint j = 0; j < st->node->n_outputs; j++)
+    r->state[st->out_slots[j]] = ON_DEVICE;
+  return TRUE;
 }
 
 static gboolean
