@@ -128,21 +128,16 @@ clinfer_pass_fold_constants (ClinferGraph *graph, const ClinferPassContext *ctx,
   for (guint i = 0; i < order->len; i++) {
     ClinferNode *node = g_ptr_array_index (order, i);
 
+    /* Inferred again with every value folded before it, so a shape that
+     * became static upstream (a Reshape whose target was just folded)
+     * reaches Shape nodes further down in this same walk. */
+    if (node->def != NULL && !clinfer_node_infer (node, error))
+      return FALSE;
     if (!can_fold (node))
       continue;
     if (!fold_node (node, error))
       return FALSE;
     g_ptr_array_add (folded, node);
-    /* Downstream nodes see the new values when inferred again. */
-    for (guint j = i + 1; j < order->len; j++) {
-      ClinferNode *next = g_ptr_array_index (order, j);
-      for (guint k = 0; k < next->n_inputs; k++)
-        if (next->inputs[k].node == node) {
-          if (!clinfer_node_infer (next, error))
-            return FALSE;
-          break;
-        }
-    }
   }
   for (guint i = 0; i < folded->len; i++)
     replace_by_constants (graph, g_ptr_array_index (folded, i));

@@ -13,9 +13,15 @@ static const ClinferPass passes[] = {
   { "fuse-conv-batchnorm", "fold a BatchNormalization into the weights and "
     "bias of the Conv before it (when the Conv feeds only it)", FALSE,
     clinfer_pass_fuse_conv_bn },
+  { "fuse-conv-scale", "fold a Mul/Add/Sub/Div by a constant (one value or "
+    "one per output channel) into the weights and bias of the Conv before "
+    "it (when the Conv feeds only it)", FALSE, clinfer_pass_fuse_conv_scale },
   { "fuse-hardswish", "replace x * Clip (x + 3, 0, 6) / 6 and x * "
     "HardSigmoid (x) (alpha 1/6, beta 0.5) by one HardSwish node (compile "
     "only)", FALSE, clinfer_pass_fuse_hardswish, TRUE },
+  { "fuse-residual-gate", "replace x + x * s, s broadcast over x (a "
+    "squeeze-and-excitation gate), by x * (s + 1): one pass over x (compile "
+    "only)", FALSE, clinfer_pass_fuse_residual_gate, TRUE },
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
     "LeakyRelu] chains into one FusedConv node (compile only, not run by "
     "clinfer-convert)", FALSE, clinfer_pass_fuse_conv, TRUE },

@@ -47,6 +47,10 @@ gboolean clinfer_pass_fuse_hardswish (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv_bn (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_conv_scale (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
 
 /* Writes @graph as a Graphviz digraph to @path (dot-dump.c): one box per
  * node (op type, name), edges labelled with element type and shape,

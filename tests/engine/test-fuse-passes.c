@@ -1,7 +1,15 @@
 /* clinfer — tests of the fuse-hardswish pass: each written-out HardSwish
  * form becomes one HardSwish node with the same result, in either operand
  * order; a pattern whose inner value is used elsewhere, or with other
- * constants, is left alone. */
+ * constants, is left alone. And of the fuse-conv-scale pass: Mul / Add /
+ * Sub / Div of a Conv by one value or one value per channel fold into the
+ * Conv's weights and bias with the same result; other shapes, a Conv
+ * output used twice, c - conv, a division by zero and a ConvTranspose are
+ * left alone, and fuse-conv-scale folds a BatchNormalization the Add fold
+ * made adjacent.
+ * And of fuse-residual-gate: x + x * s (s broadcast) becomes x * (s + 1)
+ * in either operand order, but not when the product is used elsewhere or
+ * s has x's shape. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -140,7 +148,8 @@ test_form (gconstpointer data)
   op_test_assert_close (after, before, "fuse-hardswish");
 }
 
-/* The pass is registered under its name (--list-passes, --disable-pass). */
+/* The passes are registered under their names (--list-passes,
+ * --disable-pass). */
 static void
 test_registered (void)
 {
@@ -148,6 +157,229 @@ test_registered (void)
   g_assert_nonnull (p);
   g_assert_false (p->required);
   g_assert_true (p->device_only);
+  /* An ONNX-to-ONNX rewrite: clinfer-convert runs it too. */
+  p = clinfer_pass_lookup ("fuse-conv-scale");
+  g_assert_nonnull (p);
+  g_assert_false (p->required);
+  g_assert_false (p->device_only);
+  p = clinfer_pass_lookup ("fuse-residual-gate");
+  g_assert_nonnull (p);
+  g_assert_true (p->device_only);
+}
+
+typedef enum {
+  SCALE_MUL_ADD,             /* Add (Mul ([4, 1, 1], conv), 0.5) */
+  SCALE_SUB_DIV,             /* Div (Sub (conv, [1, 4, 1, 1]), 2) */
+  SCALE_NO_BIAS,             /* Mul (conv without bias, 3) */
+  SCALE_SHARED_NOT_FUSED,    /* the Conv output is a graph output too */
+  SCALE_WIDTH_NOT_FUSED,     /* Mul by [1, 1, 1, 6]: per column */
+  SCALE_SUB_FROM_NOT_FUSED,  /* Sub (0.5, conv) */
+  SCALE_DIV_ZERO_NOT_FUSED,  /* Div by [4, 1, 1] holding a zero */
+  SCALE_ADD_BN,              /* BatchNormalization (Add (conv, [4, 1, 1])) */
+  SCALE_DECONV_NOT_FUSED,    /* Add (deconv, [1, 4, 1, 1]) */
+} ScaleForm;
+
+/* ConvTranspose 3 -> 4 channels, 2x2, stride 2, no bias. */
+static ClinferNode *
+random_deconv (ClinferGraph *g, GRand *rand, ClinferNode *x)
+{
+  int64_t wd[] = { 3, 4, 2, 2 }, k[] = { 2, 2 };
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+  ClinferNode *in[2] = { x, op_test_constant (g, "w", CLINFER_TYPE_F32, 4, wd,
+        clinfer_tensor_get_const_data (w)) };
+  ClinferNode *d = op_test_node (g, "ConvTranspose", "", "deconv", 2, in, 1);
+
+  clinfer_node_set_attr (d, "kernel_shape", clinfer_attr_new_ints (k, 2));
+  clinfer_node_set_attr (d, "strides", clinfer_attr_new_ints (k, 2));
+  return d;
+}
+
+/* BatchNormalization of 4 channels with fixed statistics. */
+static ClinferNode *
+batch_norm (ClinferGraph *g, ClinferNode *x)
+{
+  int64_t cd[] = { 4 };
+  float scale[] = { 1.5f, 0.5f, -1.f, 2.f }, bias[] = { 0.1f, -0.2f, 0.3f, 0.f };
+  float mean[] = { 0.2f, -0.1f, 0.f, 0.4f }, var[] = { 0.5f, 2.f, 1.f, 0.25f };
+  ClinferNode *in[5] = { x,
+    op_test_constant (g, "scale", CLINFER_TYPE_F32, 1, cd, scale),
+    op_test_constant (g, "bias", CLINFER_TYPE_F32, 1, cd, bias),
+    op_test_constant (g, "mean", CLINFER_TYPE_F32, 1, cd, mean),
+    op_test_constant (g, "var", CLINFER_TYPE_F32, 1, cd, var) };
+
+  return op_test_node (g, "BatchNormalization", "", "tail", 5, in, 1);
+}
+
+/* Conv 3 -> 4 channels, 3x3, pads 1, with random weights (and bias). */
+static ClinferNode *
+random_conv (ClinferGraph *g, GRand *rand, ClinferNode *x, gboolean bias)
+{
+  int64_t wd[] = { 4, 3, 3, 3 }, bd[] = { 4 }, pads[] = { 1, 1, 1, 1 };
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 1, bd);
+  ClinferNode *in[3] = { x, op_test_constant (g, "w", CLINFER_TYPE_F32, 4, wd,
+        clinfer_tensor_get_const_data (w)),
+    bias ? op_test_constant (g, "b", CLINFER_TYPE_F32, 1, bd,
+        clinfer_tensor_get_const_data (b)) : NULL };
+  ClinferNode *conv = op_test_node (g, "Conv", "", "conv", bias ? 3 : 2, in, 1);
+
+  op_test_set_conv_attrs (conv, 3, 3, 1, 1, 1, 1, 1, NULL, pads, NULL);
+  return conv;
+}
+
+static ClinferNode *
+build_scale (ClinferGraph *g, ClinferNode *conv, ScaleForm form)
+{
+  int64_t c3[] = { 4, 1, 1 }, c4[] = { 1, 4, 1, 1 }, w4[] = { 1, 1, 1, 6 };
+  float per[] = { 0.5f, -2.f, 1.5f, 3.f }, zero[] = { 0.5f, 0.f, 1.f, 2.f };
+  float cols[] = { 1.f, 2.f, 3.f, 4.f, 5.f, 6.f };
+  ClinferNode *r;
+
+  switch (form) {
+    case SCALE_SUB_DIV:
+      r = binary (g, "Sub", "sub", conv,
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 4, c4, per));
+      return binary (g, "Div", "tail", r, scalar (g, "two", 2.f));
+    case SCALE_NO_BIAS:
+      return binary (g, "Mul", "tail", conv, scalar (g, "three", 3.f));
+    case SCALE_WIDTH_NOT_FUSED:
+      return binary (g, "Mul", "tail", conv,
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 4, w4, cols));
+    case SCALE_SUB_FROM_NOT_FUSED:
+      return binary (g, "Sub", "tail", scalar (g, "half", 0.5f), conv);
+    case SCALE_DIV_ZERO_NOT_FUSED:
+      return binary (g, "Div", "tail", conv,
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 3, c3, zero));
+    case SCALE_DECONV_NOT_FUSED:
+      return binary (g, "Add", "tail", conv,
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 4, c4, per));
+    case SCALE_ADD_BN:
+      return batch_norm (g, binary (g, "Add", "add", conv,
+              op_test_constant (g, "c", CLINFER_TYPE_F32, 3, c3, per)));
+    case SCALE_MUL_ADD:
+    case SCALE_SHARED_NOT_FUSED:
+    default:
+      r = binary (g, "Mul", "mul",
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 3, c3, per), conv);
+      return binary (g, "Add", "tail", r, scalar (g, "half", 0.5f));
+  }
+}
+
+static void
+test_conv_scale (gconstpointer data)
+{
+  ScaleForm form = GPOINTER_TO_INT (data);
+  guint n_ops = form == SCALE_MUL_ADD || form == SCALE_SUB_DIV
+      || form == SCALE_SHARED_NOT_FUSED || form == SCALE_ADD_BN ? 2 : 1;
+  gboolean fuses = form <= SCALE_NO_BIAS || form == SCALE_ADD_BN;
+  gboolean deconv = form == SCALE_DECONV_NOT_FUSED;
+  const char *conv_op = deconv ? "ConvTranspose" : "Conv";
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  g_autoptr (ClinferGraph) g = op_test_graph (13);
+  g_autofree char *out_name = NULL;
+  ClinferPassContext ctx = { NULL, 13 };
+  int64_t xd[] = { 2, 3, 5, 6 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) before = NULL, after = NULL;
+  ClinferTensor *inputs[1] = { x };
+  ClinferNode *in, *conv, *tail;
+  ClinferGraphOutput *o;
+  gboolean changed = FALSE;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  conv = deconv ? random_deconv (g, rand, in)
+      : random_conv (g, rand, in, form != SCALE_NO_BIAS && form != SCALE_ADD_BN);
+  tail = build_scale (g, conv, form);
+  out_name = g_strdup (tail->outputs[0].name);
+  clinfer_graph_add_output (g, (ClinferPortRef) { tail, 0 }, "y");
+  if (form == SCALE_SHARED_NOT_FUSED)
+    clinfer_graph_add_output (g, (ClinferPortRef) { conv, 0 }, "conv");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_fuse_conv_scale (g, &ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (changed, ==, fuses);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (count_ops (g, conv_op), ==, 1);
+  g_assert_cmpuint (count_ops (g, "Mul") + count_ops (g, "Add")
+      + count_ops (g, "Sub") + count_ops (g, "Div")
+      + count_ops (g, "BatchNormalization"), ==, fuses ? 0 : n_ops);
+  o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
+  if (fuses)
+    g_assert_cmpstr (o->ref.node->op_type, ==, conv_op);
+  g_assert_cmpstr (o->ref.node->outputs[o->ref.port].name, ==, out_name);
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, "fuse-conv-scale");
+}
+
+typedef enum {
+  GATE_X_FIRST,              /* Add (x, Mul (x, s)) */
+  GATE_SWAPPED,              /* Add (Mul (s, x), x) */
+  GATE_SHARED_NOT_FUSED,     /* the Mul is a graph output too */
+  GATE_FULL_NOT_FUSED,       /* s = Relu (x): no broadcast */
+} GateForm;
+
+static void
+test_residual_gate (gconstpointer data)
+{
+  GateForm form = GPOINTER_TO_INT (data);
+  gboolean fuses = form == GATE_X_FIRST || form == GATE_SWAPPED;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (ClinferGraph) g = op_test_graph (13);
+  g_autofree char *out_name = NULL;
+  ClinferPassContext ctx = { NULL, 13 };
+  int64_t xd[] = { 2, 4, 5, 6 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) before = NULL, after = NULL;
+  ClinferTensor *inputs[1] = { x };
+  ClinferNode *in, *gate, *mul, *tail;
+  ClinferGraphOutput *o;
+  gboolean changed = FALSE;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  gate = op_test_node (g, form == GATE_FULL_NOT_FUSED ? "Relu"
+      : "GlobalAveragePool", "", "pool", 1, &in, 1);
+  gate = op_test_node (g, "Sigmoid", "", "gate", 1, &gate, 1);
+  mul = form == GATE_SWAPPED ? binary (g, "Mul", "mul", gate, in)
+      : binary (g, "Mul", "mul", in, gate);
+  tail = form == GATE_SWAPPED ? binary (g, "Add", "tail", mul, in)
+      : binary (g, "Add", "tail", in, mul);
+  out_name = g_strdup (tail->outputs[0].name);
+  clinfer_graph_add_output (g, (ClinferPortRef) { tail, 0 }, "y");
+  if (form == GATE_SHARED_NOT_FUSED)
+    clinfer_graph_add_output (g, (ClinferPortRef) { mul, 0 }, "product");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_fuse_residual_gate (g, &ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (changed, ==, fuses);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (count_ops (g, "Mul"), ==, 1);
+  g_assert_cmpuint (count_ops (g, "Add"), ==, 1);
+  o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
+  g_assert_cmpstr (o->ref.node->op_type, ==, fuses ? "Mul" : "Add");
+  if (fuses) {
+    /* x * (s + 1): the Add now works on the gate's [2, 4, 1, 1] */
+    ClinferNode *plus = o->ref.node->inputs[1].node;
+    g_assert_true (o->ref.node->inputs[0].node == in);
+    g_assert_cmpstr (plus->op_type, ==, "Add");
+    g_assert_cmpint (plus->outputs[0].shape.dims[3], ==, 1);
+  }
+  g_assert_cmpstr (o->ref.node->outputs[o->ref.port].name, ==, out_name);
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, "fuse-residual-gate");
 }
 
 int
@@ -156,6 +388,11 @@ main (int argc, char **argv)
   static const char *const names[] = { "div-after-mul", "div-inside",
     "mul-by-sixth", "hard-sigmoid", "shared-clip-not-fused",
     "clip-to-five-not-fused" };
+  static const char *const scale_names[] = { "mul-add", "sub-div", "no-bias",
+    "shared-conv-not-fused", "per-column-not-fused", "sub-from-not-fused",
+    "div-by-zero-not-fused", "add-batchnorm", "conv-transpose-not-fused" };
+  static const char *const gate_names[] = { "x-first", "swapped",
+    "shared-product-not-fused", "same-shape-not-fused" };
 
   g_test_init (&argc, &argv, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++) {
@@ -163,5 +400,15 @@ main (int argc, char **argv)
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_form);
   }
   g_test_add_func ("/passes/fuse-hardswish/registered", test_registered);
+  for (gsize i = 0; i < G_N_ELEMENTS (scale_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/fuse-conv-scale/%s",
+        scale_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_conv_scale);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (gate_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/fuse-residual-gate/%s",
+        gate_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_residual_gate);
+  }
   return g_test_run ();
 }

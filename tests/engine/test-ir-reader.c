@@ -938,10 +938,10 @@ test_writer_round_trip (void)
   g_assert_no_error (err);
   y = passes_and_run (back, x, NULL);
   assert_close_tol (y, ref, 1e-2);
-  for (guint i = 0; i < 7; i++) {
+  for (guint i = 0; i < 8; i++) {
     static const char *const files[] = { "m.xml", "m.bin", "00-input.dot",
       "01-infer-shapes.dot", "02-fold-constants.dot", "03-remove-dead-nodes.dot",
-      "04-fuse-conv-batchnorm.dot" };
+      "04-fuse-conv-batchnorm.dot", "05-fuse-conv-scale.dot" };
     g_autofree char *f = g_build_filename (dir, files[i], NULL);
     g_unlink (f);
   }

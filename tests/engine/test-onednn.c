@@ -9,6 +9,8 @@
 
 /* Steps of the last run_cpu() that ran as a post-op of a conv. */
 static guint last_n_fused;
+/* Opset run_cpu () gives the model (test_softmax changes it). */
+static int model_opset = 13;
 
 static void
 set_ints (ClinferNode *n, const char *name, gsize len, const int64_t *v)
@@ -24,7 +26,7 @@ run_cpu (ClinferGraph *g, ClinferTensor *const *inputs, guint n_inputs,
     int threads, guint *n_onednn, guint *n_steps)
 {
   GError *err = NULL;
-  g_autoptr (ClinferModel) m = op_test_model (g, 13, &err);
+  g_autoptr (ClinferModel) m = op_test_model (g, model_opset, &err);
   g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
   g_autoptr (ClinferCompiled) c = NULL;
   g_autoptr (ClinferRequest) r = NULL;
@@ -160,6 +162,8 @@ typedef struct {
 
 static const DeconvCase deconv_cases[] = {
   { "2x2-s2", 1, 24, 9, 7, 24, 2, 2, 1, { 0 }, 0, FALSE, 1 },
+  { "2x2-s2-bias-to-1", 2, 13, 5, 7, 1, 2, 2, 1, { 0 }, 0, TRUE, 1 },
+  { "3x3-s3-bias-to-10", 1, 9, 4, 6, 10, 3, 3, 1, { 0 }, 0, TRUE, 1 },
   { "3x3-s2-pads-bias", 1, 13, 8, 11, 5, 3, 2, 1, { 1, 1, 1, 1 }, 0, TRUE, 1 },
   { "4x4-s2-group-2", 2, 8, 5, 6, 6, 4, 2, 2, { 1, 1, 1, 1 }, 0, TRUE, 1 },
   { "depthwise-3x3", 1, 16, 7, 9, 16, 3, 1, 16, { 1, 1, 1, 1 }, 0, TRUE, 1 },
@@ -403,11 +407,12 @@ test_chain_eltwise (void)
   op_test_assert_close (got, ref, "eltwise chain");
 }
 
-/* conv -> Mul 0.5 -> Add 0.25 -> Sigmoid -> output: the three eltwise
- * steps become post-ops of the conv (the two linears composed into one:
- * oneDNN 2.6 gave the second linear post-op the first one's
+/* conv -> Tanh -> Mul 0.5 -> Add 0.25 -> Sigmoid -> output: the four
+ * eltwise steps become post-ops of the conv (the two linears composed
+ * into one: oneDNN 2.6 gave the second linear post-op the first one's
  * parameters), which writes the graph output; a second reader of the
- * conv (mode 1) stops the fusion there. */
+ * conv (mode 1) stops the fusion there. The Tanh keeps fuse-conv-scale
+ * from folding the Mul and Add into the weights. */
 static void
 test_post_ops (void)
 {
@@ -426,7 +431,8 @@ test_post_ops (void)
 
     in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
     c = add_conv (g, rand, "c", in, 10, 12, 3, 1, 1, NULL, NULL);
-    a = add_node (g, "Mul", "mul", c,
+    a = add_node (g, "Tanh", "tanh", c, NULL);
+    a = add_node (g, "Mul", "mul", a,
         op_test_constant (g, "half", CLINFER_TYPE_F32, 0, NULL, &half));
     a = add_node (g, "Add", "add", a,
         op_test_constant (g, "quarter", CLINFER_TYPE_F32, 0, NULL, &quarter));
@@ -439,8 +445,8 @@ test_post_ops (void)
     ref = op_test_run_graph (g, inputs, &err);
     g_assert_no_error (err);
     got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
-    g_assert_cmpuint (n_steps, ==, 4);
-    g_assert_cmpuint (last_n_fused, ==, mode == 0 ? 3 : 0);
+    g_assert_cmpuint (n_steps, ==, 5);
+    g_assert_cmpuint (last_n_fused, ==, mode == 0 ? 4 : 0);
     op_test_assert_close (got, ref, "post-ops");
   }
 }
@@ -450,7 +456,11 @@ test_post_ops (void)
 static void
 test_matmul (void)
 {
-  for (int rank = 2; rank <= 3; rank++) {
+  for (int t = 0; t < 4; t++) {
+    int rank = 2 + t % 2;
+    /* t >= 2: + bias [45] (first operand for rank 3), the MatMul's bias */
+    gboolean bias = t >= 2;
+    float bv[45];
     g_autoptr (GRand) rand = g_rand_new_with_seed (11);
     ClinferGraph *g = op_test_graph (13);
     int64_t ad3[] = { 2, 7, 19 }, ad2[] = { 7, 19 }, wd[] = { 19, 45 };
@@ -466,15 +476,67 @@ test_matmul (void)
 
     in = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
     m = add_node (g, "MatMul", "mm", in, clinfer_graph_add_constant (g, "w", w));
+    for (int i = 0; i < 45; i++)
+      bv[i] = 0.1f * i - 2.f;
+    if (bias && rank == 3)
+      m = add_node (g, "Add", "bias", op_test_constant (g, "b", CLINFER_TYPE_F32,
+              1, &wd[1], bv), m);
+    else if (bias)
+      m = add_node (g, "Add", "bias", m, op_test_constant (g, "b",
+              CLINFER_TYPE_F32, 1, &wd[1], bv));
     clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "y");
     g_assert_true (op_test_prepare (g, &err));
     g_assert_no_error (err);
     ref = op_test_run_graph (g, inputs, &err);
     g_assert_no_error (err);
     got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
-    g_assert_cmpuint (n_steps, ==, 1);
-    g_assert_cmpuint (n_onednn, ==, 1);
+    g_assert_cmpuint (n_steps, ==, bias ? 2 : 1);
+    g_assert_cmpuint (n_onednn, ==, n_steps);
+    g_assert_cmpuint (last_n_fused, ==, bias ? 1 : 0);
     op_test_assert_close (got, ref, "matmul");
+  }
+}
+
+/* Softmax on the plain layout of [2, 7, 19]: opset 11 flattened at axis
+ * 1 ([2, 133]) and opset 13 along the last axis run on oneDNN; opset 13
+ * along the middle axis ([outer, n, inner] = [2, 7, 19]) has only
+ * oneDNN's reference implementation, so the C kernel keeps it. */
+static void
+test_softmax (void)
+{
+  static const struct { int opset; int64_t axis; guint n_onednn; } cases[] = {
+    { 11, 1, 1 }, { 13, -1, 1 }, { 13, 1, 0 },
+  };
+
+  for (gsize c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (13);
+    ClinferGraph *g = op_test_graph (cases[c].opset);
+    int64_t xd[] = { 2, 7, 19 };
+    ClinferShape xs = clinfer_shape_make (3, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in, *sm;
+    ClinferTensor *inputs[1] = { x };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+    float *v = clinfer_tensor_get_data (x);
+
+    for (int64_t i = 0; i < clinfer_tensor_get_n_elements (x); i++)
+      v[i] *= 8.f;
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    sm = add_node (g, "Softmax", "sm", in, NULL);
+    clinfer_node_set_attr (sm, "axis", clinfer_attr_new_int (cases[c].axis));
+    clinfer_graph_add_output (g, (ClinferPortRef) { sm, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    model_opset = cases[c].opset;
+    got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
+    model_opset = 13;
+    g_assert_cmpuint (n_steps, ==, 1);
+    g_assert_cmpuint (n_onednn, ==, cases[c].n_onednn);
+    op_test_assert_close (got, ref, "softmax");
   }
 }
 
@@ -646,6 +708,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);
   g_test_add_func ("/onednn/pool-blocked", test_pool_blocked);
   g_test_add_func ("/onednn/matmul", test_matmul);
+  g_test_add_func ("/onednn/softmax", test_softmax);
   g_test_add_func ("/onednn/post-ops", test_post_ops);
   g_test_add_func ("/onednn/post-ops-same-alg", test_post_ops_same_alg);
   g_test_add_func ("/onednn/post-op-hardswish", test_post_op_hardswish);

@@ -520,8 +520,26 @@ clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
       && activation_slot (plan, st->in_slots[0]);
 }
 
+/* The bias Add fused into MatMul step @st (fuse_matmul_bias), or NULL;
+ * sets the MatMul's output slot to the Add's. */
+static ClinferPortDesc *
+matmul_bias (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
+{
+  for (guint j = st - &g_array_index (oplan->plan->steps, ClinferStep, 0) + 1;
+      j < oplan->plan->steps->len; j++) {
+    ClinferStep *add = &g_array_index (oplan->plan->steps, ClinferStep, j);
+    if (oplan->fused_into[j] != (int) s->step)
+      continue;
+    s->out_slot = add->out_slots[0];
+    return clinfer_node_input_desc (add->node,
+        add->in_slots[0] == st->out_slots[0] ? 1 : 0);
+  }
+  return NULL;
+}
+
 /* Plain operands (matmul slots are never blocked); the weights packed
- * once into the layout the implementation picks. */
+ * once into the layout the implementation picks, the bias of a fused Add
+ * copied. */
 gboolean
 clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error)
@@ -531,14 +549,15 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
   const ClinferShape *y = &node->outputs[0].shape;
   int r = a->shape.rank;
-  dnnl_dims_t ad = { 0 }, wd = { 1, 1, 1 }, yd = { 0 };
-  dnnl_memory_desc_t amd, wmd, user_wmd, ymd;
+  dnnl_dims_t ad = { 0 }, wd = { 1, 1, 1 }, yd = { 0 }, bd = { 1, 1, 1 };
+  dnnl_memory_desc_t amd, wmd, user_wmd, ymd, bmd;
+  ClinferPortDesc *bias = matmul_bias (oplan, s, st);
   const dnnl_memory_desc_t *want;
   dnnl_matmul_desc_t mm;
   dnnl_primitive_desc_t pd;
   gsize end;
 
-  if (oplan->blocked[st->in_slots[0]] || oplan->blocked[st->out_slots[0]])
+  if (oplan->blocked[st->in_slots[0]] || oplan->blocked[s->out_slot])
     return FALSE;
   for (int i = 0; i < r; i++) {
     ad[i] = a->shape.dims[i];
@@ -550,22 +569,105 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   dnnl_memory_desc_init_by_tag (&ymd, r, yd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
   dnnl_memory_desc_init_by_tag (&user_wmd, r, wd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
   dnnl_memory_desc_init_by_tag (&wmd, r, wd, dnnl_f32, dnnl_format_tag_any);
-  if (dnnl_matmul_desc_init (&mm, &amd, &wmd, NULL, &ymd) != dnnl_success
-      || (pd = make_pd (oplan, &mm, error)) == NULL)
+  bd[r - 1] = y->dims[r - 1];
+  dnnl_memory_desc_init_by_tag (&bmd, r, bd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
+  if (dnnl_matmul_desc_init (&mm, &amd, &wmd, bias ? &bmd : NULL, &ymd)
+      != dnnl_success || (pd = make_pd (oplan, &mm, error)) == NULL)
     return FALSE;
   want = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
   if (!clinfer_onednn_constant_new (oplan->engine, b->value, &user_wmd, want,
           &s->weights_data, &s->weights, error)
+      || (bias && !clinfer_onednn_constant_new (oplan->engine, bias->value,
+              &bmd, &bmd, &s->bias_data, &s->bias, error))
       || !clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
   /* Bound in place: the slots' own plain layout, no reorders. */
   s->src.slot = st->in_slots[0];
   s->src.md = s->src.slot_md = amd;
-  s->dst.slot = st->out_slots[0];
+  s->dst.slot = s->out_slot;
   s->dst.md = s->dst.slot_md = ymd;
   s->z.slot = G_MAXUINT;
   s->scratchpad_offset = 0;
   end = dnnl_memory_desc_get_size (&s->scratchpad_md);
   s->scratch_bytes = end;
+  return TRUE;
+}
+
+/* Softmax as oneDNN sees it on the plain layout: before opset 13 the
+ * input is flattened to [outer, inner] at axis and normalised over inner;
+ * from 13 on it is normalised along one axis, [outer, n, inner]. */
+static gboolean
+softmax_dims (const ClinferNode *node, const ClinferShape *x, dnnl_dims_t d,
+    int *ndims)
+{
+  int64_t axis, outer = 1, n, inner = 1;
+
+  if (!clinfer_node_attr_int (node, "axis", node->opset < 13 ? 1 : -1, &axis,
+          NULL) || x->rank < 1 || axis < -x->rank || axis >= x->rank)
+    return FALSE;
+  if (axis < 0)
+    axis += x->rank;
+  for (int i = 0; i < axis; i++)
+    outer *= x->dims[i];
+  for (int i = axis + 1; i < x->rank; i++)
+    inner *= x->dims[i];
+  n = x->dims[axis];
+  if (node->opset < 13) {
+    n *= inner;
+    inner = 1;
+  }
+  d[0] = outer;
+  d[1] = n;
+  d[2] = inner;
+  *ndims = inner == 1 ? 2 : 3;
+  return outer > 0 && n > 0;
+}
+
+gboolean
+clinfer_onednn_softmax_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  const ClinferPortDesc *y = &node->outputs[0];
+  dnnl_dims_t d;
+  int nd;
+
+  return is_op (node, "Softmax") && node->n_inputs == 1 && x
+      && x->type == CLINFER_TYPE_F32 && y->type == CLINFER_TYPE_F32
+      && x->value == NULL && clinfer_shape_is_static (&x->shape)
+      && clinfer_shape_equal (&x->shape, &y->shape)
+      && softmax_dims (node, &x->shape, d, &nd)
+      && activation_slot (plan, st->in_slots[0]);
+}
+
+/* Plain operands bound in place, as for MatMul. */
+gboolean
+clinfer_onednn_softmax_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (st->node, 0);
+  dnnl_dims_t d;
+  dnnl_memory_desc_t md;
+  dnnl_softmax_v2_desc_t sd;
+  dnnl_primitive_desc_t pd;
+  int nd;
+
+  if (oplan->blocked[st->in_slots[0]] || oplan->blocked[st->out_slots[0]]
+      || !softmax_dims (st->node, &x->shape, d, &nd))
+    return FALSE;
+  dnnl_memory_desc_init_by_tag (&md, nd, d, dnnl_f32,
+      nd == 2 ? dnnl_ab : dnnl_abc);
+  if (dnnl_softmax_v2_forward_desc_init (&sd, dnnl_forward_inference,
+          dnnl_softmax_accurate, &md, &md, 1) != dnnl_success
+      || (pd = make_pd (oplan, &sd, error)) == NULL
+      || !clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  s->src.slot = st->in_slots[0];
+  s->src.md = s->src.slot_md = md;
+  s->dst.slot = st->out_slots[0];
+  s->dst.md = s->dst.slot_md = md;
+  s->z.slot = G_MAXUINT;
+  s->scratchpad_offset = 0;
+  s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
   return TRUE;
 }

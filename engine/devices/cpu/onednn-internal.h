@@ -19,6 +19,7 @@ typedef enum {
   ONEDNN_OP_AVG_POOL,        /* AveragePool, GlobalAveragePool/MaxPool */
   ONEDNN_OP_RESAMPLE,        /* nearest Resize by whole factors */
   ONEDNN_OP_MATMUL,          /* MatMul by constant weights, plain layouts */
+  ONEDNN_OP_SOFTMAX,         /* Softmax on the plain layout */
   ONEDNN_OP_FUSED,           /* an eltwise run as a post-op of the conv before */
 } OnednnOpKind;
 
@@ -146,6 +147,11 @@ gboolean clinfer_onednn_eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s,
 gboolean clinfer_onednn_matmul_accepts (const ClinferPlan *plan,
     const ClinferStep *st);
 gboolean clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error);
+/* Softmax of an activation, on its plain layout (onednn-eltwise.c). */
+gboolean clinfer_onednn_softmax_accepts (const ClinferPlan *plan,
+    const ClinferStep *st);
+gboolean clinfer_onednn_softmax_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 /* The eltwise algorithm(s) of @node and the input it reads, FALSE when
  * it is not a unary/scalar-constant element-wise op. */

@@ -140,6 +140,10 @@ clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
     *kind = ONEDNN_OP_MATMUL;
     return clinfer_onednn_matmul_accepts (plan, st);
   }
+  if (is_op (node, "", "Softmax")) {
+    *kind = ONEDNN_OP_SOFTMAX;
+    return clinfer_onednn_softmax_accepts (plan, st);
+  }
   return clinfer_onednn_eltwise_accepts (plan, st, kind);
 }
 

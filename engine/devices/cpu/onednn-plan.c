@@ -208,7 +208,10 @@ decide_layouts (ClinferOnednnPlan *oplan, const gboolean *claimed,
   memset (oplan->blocked, 0, sizeof (gboolean) * MAX (n_slots, 1));
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
-    gboolean plain = !claimed[i] || kinds[i] == ONEDNN_OP_MATMUL;
+    /* a bias Add fused into a MatMul is written by it, plain */
+    gboolean plain = !claimed[i] || kinds[i] == ONEDNN_OP_MATMUL
+        || kinds[i] == ONEDNN_OP_SOFTMAX || (kinds[i] == ONEDNN_OP_FUSED
+            && kinds[oplan->fused_into[i]] == ONEDNN_OP_MATMUL);
     for (guint j = 0; j < st->node->n_inputs; j++)
       if (st->in_slots[j] != G_MAXUINT && plain)
         plain_reader[st->in_slots[j]] = TRUE;
@@ -242,6 +245,8 @@ build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
       return clinfer_onednn_eltwise_build (oplan, s, st, error);
     case ONEDNN_OP_MATMUL:
       return clinfer_onednn_matmul_build (oplan, s, st, error);
+    case ONEDNN_OP_SOFTMAX:
+      return clinfer_onednn_softmax_build (oplan, s, st, error);
     case ONEDNN_OP_FUSED:
       return TRUE;
   }
@@ -296,12 +301,43 @@ post_algs_init (PostOpAlgs *u, const ClinferNode *conv)
     post_alg_add (u, dnnl_eltwise_clip_v2, p->act_min, p->act_max);
 }
 
+/* A MatMul's only reader that adds a constant bias of N values (the
+ * last dim) becomes the MatMul's bias: the Add step is claimed as
+ * ONEDNN_OP_FUSED (no work) and the MatMul writes its output slot. */
+static void
+fuse_matmul_bias (ClinferOnednnPlan *oplan, guint i, guint j,
+    gboolean *claimed, OnednnOpKind *kinds)
+{
+  ClinferPlan *plan = oplan->plan;
+  ClinferStep *mm = &g_array_index (plan->steps, ClinferStep, i);
+  ClinferStep *add = &g_array_index (plan->steps, ClinferStep, j);
+  const ClinferShape *y = &mm->node->outputs[0].shape;
+  const ClinferNode *node = add->node;
+  guint bi = node->n_inputs == 2 && add->in_slots[0] == mm->out_slots[0] ? 1 : 0;
+  ClinferPortDesc *b = node->n_inputs == 2 ? clinfer_node_input_desc (node, bi)
+      : NULL;
+  ClinferSlot *out;
+
+  if (b == NULL || strcmp (node->op_type, "Add") != 0 || node->domain[0] != '\0'
+      || add->in_slots[1 - bi] != mm->out_slots[0] || b->value == NULL
+      || b->type != CLINFER_TYPE_F32 || b->shape.rank > y->rank
+      || clinfer_tensor_get_n_elements (b->value) != y->dims[y->rank - 1]
+      || !clinfer_shape_equal (&node->outputs[0].shape, y))
+    return;
+  out = &g_array_index (plan->slots, ClinferSlot, add->out_slots[0]);
+  if (out->kind != CLINFER_SLOT_ARENA)
+    return;
+  claimed[j] = TRUE;
+  kinds[j] = ONEDNN_OP_FUSED;
+  oplan->fused_into[j] = i;
+}
+
 /* Post-op fusion: a claimed conv followed by eltwise steps, each the
  * only reader of the one before (never a graph output), runs them as
  * eltwise post-ops. The fused steps become ONEDNN_OP_FUSED (no work);
  * the conv writes the last one's output slot. */
 static void
-fuse_post_ops (ClinferOnednnPlan *oplan, const gboolean *claimed,
+fuse_post_ops (ClinferOnednnPlan *oplan, gboolean *claimed,
     OnednnOpKind *kinds)
 {
   ClinferPlan *plan = oplan->plan;
@@ -324,6 +360,9 @@ fuse_post_ops (ClinferOnednnPlan *oplan, const gboolean *claimed,
     PostOpAlgs used;
     OnednnEltwise last = { 0 };
 
+    if (claimed[i] && kinds[i] == ONEDNN_OP_MATMUL && n_readers[cur] == 1
+        && !g_array_index (plan->slots, ClinferSlot, cur).is_output)
+      fuse_matmul_bias (oplan, i, reader[cur], claimed, kinds);
     if (!claimed[i] || kinds[i] != ONEDNN_OP_CONV)
       continue;
     post_algs_init (&used, st->node);
@@ -474,12 +513,13 @@ resize_slots (ClinferOnednnPlan *oplan)
     clinfer_onednn_slot_md (oplan, i, &md);
     s->bytes = MAX (s->bytes, dnnl_memory_desc_get_size (&md));
   }
-  /* A conv with post-ops writes its last fused step's slot: that slot
-   * lives from the conv on. */
+  /* A conv with post-ops (a MatMul with its bias) writes its last fused
+   * step's slot: that slot lives from the conv on. */
   for (guint i = 0; i < oplan->steps->len; i++) {
     OnednnStep *st = &g_array_index (oplan->steps, OnednnStep, i);
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, st->out_slot);
-    if (st->kind != ONEDNN_OP_FUSED && st->n_post > 0)
+    ClinferStep *own = &g_array_index (plan->steps, ClinferStep, st->step);
+    if (st->kind != ONEDNN_OP_FUSED && st->out_slot != own->out_slots[0])
       s->first_step = MIN (s->first_step, (int) st->step);
   }
   clinfer_plan_assign_memory (plan);
