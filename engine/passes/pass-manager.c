@@ -16,6 +16,10 @@ static const ClinferPass passes[] = {
   { "fuse-conv-scale", "fold a Mul/Add/Sub/Div by a constant (one value or "
     "one per output channel) into the weights and bias of the Conv before "
     "it (when the Conv feeds only it)", FALSE, clinfer_pass_fuse_conv_scale },
+  { "batchnorm-to-affine", "replace a BatchNormalization with constant "
+    "parameters that no Conv absorbed (and a per-channel Mul/Add/Sub before "
+    "it) by Mul and Add by per-channel constants (compile only)", FALSE,
+    clinfer_pass_batchnorm_to_affine, TRUE },
   { "fuse-hardswish", "replace x * Clip (x + 3, 0, 6) / 6 and x * "
     "HardSigmoid (x) (alpha 1/6, beta 0.5) by one HardSwish node (compile "
     "only)", FALSE, clinfer_pass_fuse_hardswish, TRUE },

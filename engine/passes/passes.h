@@ -49,6 +49,8 @@ gboolean clinfer_pass_fuse_conv_bn (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv_scale (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_batchnorm_to_affine (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 

@@ -9,7 +9,11 @@
  * made adjacent.
  * And of fuse-residual-gate: x + x * s (s broadcast) becomes x * (s + 1)
  * in either operand order, but not when the product is used elsewhere or
- * s has x's shape. */
+ * s has x's shape.
+ * And of batchnorm-to-affine: a BatchNormalization becomes Mul and Add by
+ * per-channel constants with the same result, absorbing a per-channel or
+ * scalar Add / Sub / Mul before it unless that one has another reader or
+ * another broadcast. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -382,6 +386,90 @@ test_residual_gate (gconstpointer data)
   op_test_assert_close (after, before, "fuse-residual-gate");
 }
 
+typedef enum {
+  AFFINE_BN_ALONE,           /* BatchNormalization (x) */
+  AFFINE_ADD_BN,             /* BatchNormalization (Add (x, c[4, 1, 1])) */
+  AFFINE_SUB_BN,             /* BatchNormalization (Sub (x, 0.5)) */
+  AFFINE_MUL_BN,             /* BatchNormalization (Mul (c[1, 4, 1, 1], x)) */
+  AFFINE_SHARED_ADD,         /* the Add is a graph output too: kept */
+  AFFINE_WIDTH_ADD,          /* Add by a [6] row: kept, BN still rewritten */
+} AffineForm;
+
+static void
+test_batchnorm_affine (gconstpointer data)
+{
+  AffineForm form = GPOINTER_TO_INT (data);
+  gboolean folds = form == AFFINE_ADD_BN || form == AFFINE_SUB_BN
+      || form == AFFINE_MUL_BN;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (13);
+  g_autoptr (ClinferGraph) g = op_test_graph (15);
+  g_autofree char *out_name = NULL;
+  ClinferPassContext ctx = { NULL, 15 };
+  int64_t xd[] = { 2, 4, 5, 6 }, c3[] = { 4, 1, 1 }, c4[] = { 1, 4, 1, 1 };
+  int64_t w1[] = { 6 };
+  float per[] = { 0.5f, -2.f, 1.5f, 3.f }, cols[] = { 1, 2, 3, 4, 5, 6 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) before = NULL, after = NULL;
+  ClinferTensor *inputs[1] = { x };
+  ClinferNode *in, *pre = NULL, *tail, *mul, *add;
+  ClinferGraphOutput *o;
+  gboolean changed = FALSE;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  switch (form) {
+    case AFFINE_ADD_BN:
+    case AFFINE_SHARED_ADD:
+      pre = binary (g, "Add", "pre", in,
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 3, c3, per));
+      break;
+    case AFFINE_SUB_BN:
+      pre = binary (g, "Sub", "pre", in, scalar (g, "half", 0.5f));
+      break;
+    case AFFINE_MUL_BN:
+      pre = binary (g, "Mul", "pre",
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 4, c4, per), in);
+      break;
+    case AFFINE_WIDTH_ADD:
+      pre = binary (g, "Add", "pre", in,
+          op_test_constant (g, "c", CLINFER_TYPE_F32, 1, w1, cols));
+      break;
+    case AFFINE_BN_ALONE:
+    default:
+      break;
+  }
+  tail = batch_norm (g, pre ? pre : in);
+  out_name = g_strdup (tail->outputs[0].name);
+  clinfer_graph_add_output (g, (ClinferPortRef) { tail, 0 }, "y");
+  if (form == AFFINE_SHARED_ADD)
+    clinfer_graph_add_output (g, (ClinferPortRef) { pre, 0 }, "pre");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_batchnorm_to_affine (g, &ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_true (changed);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (count_ops (g, "BatchNormalization"), ==, 0);
+  /* The BatchNormalization's four parameters are gone, and a folded
+   * operation's constant too. */
+  g_assert_cmpuint (count_ops (g, "Constant"), ==, pre && !folds ? 3 : 2);
+  o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
+  add = o->ref.node;
+  g_assert_cmpstr (add->op_type, ==, "Add");
+  mul = add->inputs[0].node;
+  g_assert_cmpstr (mul->op_type, ==, "Mul");
+  g_assert_true (mul->inputs[0].node == (folds || !pre ? in : pre));
+  g_assert_cmpint (add->inputs[1].node->outputs[0].shape.dims[0], ==, 4);
+  g_assert_cmpstr (add->outputs[0].name, ==, out_name);
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, "batchnorm-to-affine");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -393,6 +481,8 @@ main (int argc, char **argv)
     "div-by-zero-not-fused", "add-batchnorm", "conv-transpose-not-fused" };
   static const char *const gate_names[] = { "x-first", "swapped",
     "shared-product-not-fused", "same-shape-not-fused" };
+  static const char *const affine_names[] = { "alone", "add-folded",
+    "sub-folded", "mul-folded", "shared-add-kept", "per-column-add-kept" };
 
   g_test_init (&argc, &argv, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++) {
@@ -409,6 +499,12 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/passes/fuse-residual-gate/%s",
         gate_names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_residual_gate);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (affine_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/batchnorm-to-affine/%s",
+        affine_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i),
+        test_batchnorm_affine);
   }
   return g_test_run ();
 }
