@@ -145,7 +145,10 @@ test_conv (gconstpointer data)
   g_assert_no_error (err);
   got = run_cpu (g, inputs, c->residual ? 2 : 1, 2, &n_onednn, &n_steps);
   g_assert_cmpuint (n_steps, ==, 1);
-  g_assert_cmpuint (n_onednn, ==, 1);
+  /* Grouped convs other than depthwise have only oneDNN's reference
+   * implementation in 2.6, which the plan refuses: the C kernels run them. */
+  g_assert_cmpuint (n_onednn, ==, c->group > 1 && !(c->group == c->c
+          && c->group == c->m) ? 0 : 1);
   op_test_assert_close (got, ref, c->name);
 }
 
@@ -165,7 +168,9 @@ static const DeconvCase deconv_cases[] = {
   { "2x2-s2-bias-to-1", 2, 13, 5, 7, 1, 2, 2, 1, { 0 }, 0, TRUE, 1 },
   { "3x3-s3-bias-to-10", 1, 9, 4, 6, 10, 3, 3, 1, { 0 }, 0, TRUE, 1 },
   { "3x3-s2-pads-bias", 1, 13, 8, 11, 5, 3, 2, 1, { 1, 1, 1, 1 }, 0, TRUE, 1 },
-  { "4x4-s2-group-2", 2, 8, 5, 6, 6, 4, 2, 2, { 1, 1, 1, 1 }, 0, TRUE, 1 },
+  /* oneDNN 2.6 has only its reference deconvolution for this group: the
+   * C kernel runs it. */
+  { "4x4-s2-group-2", 2, 8, 5, 6, 6, 4, 2, 2, { 1, 1, 1, 1 }, 0, TRUE, 0 },
   { "depthwise-3x3", 1, 16, 7, 9, 16, 3, 1, 16, { 1, 1, 1, 1 }, 0, TRUE, 1 },
   { "output-padding-in-pads", 1, 6, 5, 5, 3, 3, 2, 1, { 1, 1, 1, 1 }, 1, TRUE, 1 },
   { "output-padding-past-pads", 1, 6, 5, 5, 3, 3, 2, 1, { 0 }, 1, TRUE, 0 },
