@@ -560,25 +560,6 @@ ISA (max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
 {
   const ptrdiff_t row = (ptrdiff_t) g->iw * block;
 
-  if (block % VW != 0) {
-    for (int oy = oy0; oy < oy1; oy++)
-      for (int ox = 0; ox < g->ow; ox++)
-        for (int c = 0; c < block; c++) {
-          float m = -INFINITY;
-          for (int ky = 0; ky < g->kh; ky++) {
-            int iy = oy * g->sh - g->pt + ky * g->dh;
-            if (iy < 0 || iy >= g->ih)
-              continue;
-            for (int kx = 0; kx < g->kw; kx++) {
-              int ix = ox * g->sw - g->pl + kx * g->dw;
-              if (ix >= 0 && ix < g->iw)
-                m = MAX (m, src[iy * row + (ptrdiff_t) ix * block + c]);
-            }
-          }
-          dst[((ptrdiff_t) oy * g->ow + ox) * block + c] = m;
-        }
-    return;
-  }
   /* The common 2x2 stride-2 window inside the plane: four loads a vector. */
   if (g->kh == 2 && g->kw == 2 && g->sh == 2 && g->sw == 2 && g->dh == 1
       && g->dw == 1 && g->pt == 0 && g->pl == 0 && 2 * g->oh <= g->ih

@@ -65,7 +65,8 @@ typedef struct {
       int ow);
   /* Max pooling of output rows [oy0, oy1) of one channel block of a
    * blocked layout (nChw8c / nChw16c: @block floats per pixel) with any
-   * window (cin_g unused); padded cells are skipped. */
+   * window (cin_g unused); padded cells are skipped. @block is a multiple
+   * of the vector width (nr / 2). */
   void (*max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
       const float *src, float *dst, int oy0, int oy1);
 } ClinferCpuSimd;

@@ -616,15 +616,16 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
    * (the same bytes; zero channels pool to zero). oneDNN 2.6's jit pooling
    * costs several times a memory pass at BlazeFace's sizes, and takes a
    * slower tail path on a partial last block. */
+  s->simd = clinfer_cpu_simd_get (oplan->isa);
+  s->block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
   if (oplan->blocked[st->in_slots[0]] && oplan->blocked[s->out_slot]
+      && s->block % (s->simd->nr / 2) == 0
       && x->shape.dims[2] <= G_MAXINT && x->shape.dims[3] <= G_MAXINT) {
     ClinferCpuConvGeom *g = &s->pool_geom;
 
     clinfer_onednn_view_md (oplan, st->in_slots[0], &x->shape, &src);
     clinfer_onednn_view_md (oplan, s->out_slot, y, &dst);
-    s->simd = clinfer_cpu_simd_get (oplan->isa);
     s->batch = x->shape.dims[0];
-    s->block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
     s->n_blocks = (x->shape.dims[1] + s->block - 1) / s->block;
     g->ih = x->shape.dims[2];
     g->iw = x->shape.dims[3];

@@ -60,10 +60,9 @@ is_variadic (const ClinferNode *node)
       || strcmp (op, "Max") == 0 || strcmp (op, "Min") == 0;
 }
 
-/* FALSE with a reason naming the missing extension when @t is f64 and the
- * device cannot run double kernels (they would not build). */
-static gboolean
-fp64_ok (const OclDevice *dev, ClinferElementType t, const char **reason)
+gboolean
+clinfer_ocl_fp64_ok (const OclDevice *dev, ClinferElementType t,
+    const char **reason)
 {
   if (t == CLINFER_TYPE_F64 && !dev->core->fp64) {
     *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL device "
@@ -99,7 +98,7 @@ typed_ok (const OclDevice *dev, const ClinferNode *node, guint n_in,
       *reason = "element type not supported by the OpenCL kernels";
       return FALSE;
     }
-    if (!fp64_ok (dev, ti, reason))
+    if (!clinfer_ocl_fp64_ok (dev, ti, reason))
       return FALSE;
   }
   /* Pow of mixed types computes in double, as the CPU device does. */
@@ -436,7 +435,7 @@ clinfer_ocl_clip_typed_supports (const OclDevice *dev, const ClinferNode *node,
       *reason = "min or max of another element type than the input";
       return FALSE;
     }
-  return fp64_ok (dev, t, reason);
+  return clinfer_ocl_fp64_ok (dev, t, reason);
 }
 
 gboolean

@@ -230,11 +230,8 @@ clinfer_ocl_einsum_supports (const OclDevice *dev, const ClinferNode *node,
     *reason = "element type not supported by the OpenCL kernels";
     return FALSE;
   }
-  if (t == CLINFER_TYPE_F64 && !dev->core->fp64) {
-    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL device "
-        "lacks";
+  if (!clinfer_ocl_fp64_ok (dev, t, reason))
     return FALSE;
-  }
   return TRUE;
 }
 

@@ -315,11 +315,8 @@ unary_typed_supports (const OclDevice *dev, const ClinferNode *node,
     *reason = "output of another element type than the input";
     return FALSE;
   }
-  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
-    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL device "
-        "lacks";
+  if (!clinfer_ocl_fp64_ok (dev, clinfer_ocl_in_type (node, 0), reason))
     return FALSE;
-  }
   return TRUE;
 }
 
@@ -493,11 +490,8 @@ clinfer_ocl_batchnorm_supports (const OclDevice *dev, const ClinferNode *node, c
       *reason = "running mean/var outputs of another type than X";
       return FALSE;
     }
-  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
-    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL device "
-        "lacks";
+  if (!clinfer_ocl_fp64_ok (dev, clinfer_ocl_in_type (node, 0), reason))
     return FALSE;
-  }
   /* The kernels take one statistic per channel. */
   if (node->opset < 9 && clinfer_node_attr_int (node, "spatial", 1, &spatial,
           NULL) && spatial == 0) {

@@ -279,6 +279,11 @@ void clinfer_ocl_late_node_free (OclLateNode *late);
 
 /* ---- op factories (ocl-ops.c table; one file per family) ---- */
 
+/* FALSE with a reason naming the missing extension when @t is f64 and the
+ * device cannot run double kernels (they would not build; ocl-binary.c). */
+gboolean clinfer_ocl_fp64_ok (const OclDevice *dev, ClinferElementType t,
+    const char **reason);
+
 typedef struct {
   const char *domain;        /* "" = ai.onnx */
   const char *op_type;

@@ -48,11 +48,8 @@ typed_input_ok (const OclDevice *dev, const ClinferNode *node,
 {
   ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
 
-  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
-    *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL "
-        "device lacks";
+  if (!clinfer_ocl_fp64_ok (dev, clinfer_ocl_in_type (node, 0), reason))
     return FALSE;
-  }
   if (x == NULL || x->shape.rank < 3
       || x->shape.rank > 2 + CLINFER_MAX_SPATIAL) {
     *reason = "1 to 3 spatial dims expected";

@@ -43,14 +43,8 @@ float_io (const ClinferNode *node, const char **reason)
 static gboolean
 norm_io (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
-  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64) {
-    if (!dev->core->fp64) {
-      *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL "
-          "device lacks";
-      return FALSE;
-    }
-    return TRUE;
-  }
+  if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64)
+    return clinfer_ocl_fp64_ok (dev, CLINFER_TYPE_F64, reason);
   return float_io (node, reason);
 }
 
@@ -347,11 +341,8 @@ clinfer_ocl_arg_supports (const OclDevice *dev, const ClinferNode *node, const c
     return FALSE;
   }
   if (arg_typed_options (clinfer_ocl_in_type (node, 0))) {
-    if (clinfer_ocl_in_type (node, 0) == CLINFER_TYPE_F64 && !dev->core->fp64) {
-      *reason = "f64 needs the cl_khr_fp64 extension, which this OpenCL "
-          "device lacks";
+    if (!clinfer_ocl_fp64_ok (dev, clinfer_ocl_in_type (node, 0), reason))
       return FALSE;
-    }
     return TRUE;
   }
   return float_io (node, reason);
