@@ -1,5 +1,6 @@
 /* clinfer OpenCL tests — shared helpers (see opencl-test-util.h). */
 #include "opencl-test-util.h"
+#include "core/internal.h"
 #include <math.h>
 
 gboolean
@@ -106,4 +107,21 @@ test_onnx_node_model (const char *test_name)
   if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
     g_clear_pointer (&path, g_free);
   return path;
+}
+
+ClinferCompiled *
+test_compile_graph (ClinferGraph *graph, const char *label,
+    const char *device, gboolean allow_fallback, GError **error)
+{
+  g_autoptr (ClinferModel) m = g_new0 (ClinferModel, 1);
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+
+  m->ref_count = 1;
+  m->path = g_strdup (label);
+  m->graph = clinfer_graph_copy (graph);
+  if (!clinfer_graph_resolve_ops (m->graph, error))
+    return NULL;
+  clinfer_compile_config_set_device (cfg, device);
+  clinfer_compile_config_set_allow_fallback (cfg, allow_fallback);
+  return clinfer_compile (m, cfg, error);
 }

@@ -21,6 +21,12 @@ ClinferTensor *test_blazeface_input (void);
 /* Compiles @path for @device (fallback as given); asserts success. */
 ClinferCompiled *test_compile (const char *path, const char *device,
     gboolean allow_fallback);
+/* Compiles a copy of the in-memory graph @graph (shapes inferred; a
+ * core/graph.h ClinferGraph) as model @label for @device, fallback as
+ * given; NULL with @error set on failure. */
+typedef struct _ClinferGraph ClinferGraph;
+ClinferCompiled *test_compile_graph (ClinferGraph *graph, const char *label,
+    const char *device, gboolean allow_fallback, GError **error);
 /* Runs @compiled on @input (input 0) and returns a copy of every output. */
 GPtrArray *test_run_host (ClinferCompiled *compiled, ClinferTensor *input);
 /* Asserts max|a - b| <= tol * max (1, max|b|) for f32 tensors. */

@@ -62,17 +62,7 @@ op (Case *c, const char *op_type, guint n_in, ClinferNode **ins, guint n_out)
 static ClinferCompiled *
 compile (ClinferGraph *g, const char *device, GError **error)
 {
-  g_autoptr (ClinferModel) m = g_new0 (ClinferModel, 1);
-  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
-
-  m->ref_count = 1;
-  m->path = g_strdup ("test-ocl-index-more");
-  m->graph = clinfer_graph_copy (g);
-  if (!clinfer_graph_resolve_ops (m->graph, error))
-    return NULL;
-  clinfer_compile_config_set_device (cfg, device);
-  clinfer_compile_config_set_allow_fallback (cfg, FALSE);
-  return clinfer_compile (m, cfg, error);
+  return test_compile_graph (g, "test-ocl-index-more", device, FALSE, error);
 }
 
 /* Runs @c twice (the second run reuses the steps built at run time) and

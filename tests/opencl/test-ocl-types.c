@@ -116,17 +116,8 @@ static ClinferCompiled *
 compile_full (ClinferGraph *g, const char *device, gboolean allow_fallback,
     GError **error)
 {
-  g_autoptr (ClinferModel) m = g_new0 (ClinferModel, 1);
-  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
-
-  m->ref_count = 1;
-  m->path = g_strdup ("test-ocl-types");
-  m->graph = clinfer_graph_copy (g);
-  if (!clinfer_graph_resolve_ops (m->graph, error))
-    return NULL;
-  clinfer_compile_config_set_device (cfg, device);
-  clinfer_compile_config_set_allow_fallback (cfg, allow_fallback);
-  return clinfer_compile (m, cfg, error);
+  return test_compile_graph (g, "test-ocl-types", device, allow_fallback,
+      error);
 }
 
 static ClinferCompiled *

@@ -103,17 +103,7 @@ typedef void (*CaseFunc) (Builder *b);
 static ClinferCompiled *
 compile (ClinferGraph *g, const char *device, GError **error)
 {
-  g_autoptr (ClinferModel) m = g_new0 (ClinferModel, 1);
-  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
-
-  m->ref_count = 1;
-  m->path = g_strdup ("test-ops-gpu");
-  m->graph = clinfer_graph_copy (g);
-  if (!clinfer_graph_resolve_ops (m->graph, error))
-    return NULL;
-  clinfer_compile_config_set_device (cfg, device);
-  clinfer_compile_config_set_allow_fallback (cfg, FALSE);
-  return clinfer_compile (m, cfg, error);
+  return test_compile_graph (g, "test-ops-gpu", device, FALSE, error);
 }
 
 static GPtrArray *
