@@ -10,7 +10,6 @@
  * the reference BatchNormalization. Compile only. */
 #include "passes/passes.h"
 #include "ops/op.h"
-#include <math.h>
 #include <string.h>
 
 static gboolean
@@ -129,10 +128,6 @@ add_vector (ClinferGraph *graph, const char *name, const double *v, int64_t c,
 static gboolean
 rewrite (ClinferGraph *graph, ClinferNode *bn, int64_t c, GError **error)
 {
-  const float *scale = const_f32 (bn, 1, c, FALSE, NULL);
-  const float *shift = const_f32 (bn, 2, c, FALSE, NULL);
-  const float *mean = const_f32 (bn, 3, c, FALSE, NULL);
-  const float *var = const_f32 (bn, 4, c, FALSE, NULL);
   const ClinferShape *y = &bn->outputs[0].shape;
   g_autofree double *s = g_new (double, c), *t = g_new (double, c);
   g_autofree double *a = g_new (double, c), *b = g_new (double, c);
@@ -142,14 +137,9 @@ rewrite (ClinferGraph *graph, ClinferNode *bn, int64_t c, GError **error)
   ClinferNode *p = bn->inputs[0].node, *sn, *tn, *mul, *add;
   ClinferPortRef x = bn->inputs[0];
   ClinferNode *olds[6] = { NULL };
-  float eps;
 
-  if (!clinfer_node_attr_float (bn, "epsilon", 1e-5f, &eps, error))
+  if (!clinfer_pass_bn_affine (bn, c, s, t, error))
     return FALSE;
-  for (int64_t j = 0; j < c; j++) {
-    s[j] = scale[j] / sqrt ((double) var[j] + eps);
-    t[j] = shift[j] - mean[j] * s[j];
-  }
   /* BN (x * a + b) = x * (a s) + (b s + t) */
   if (p && bn->inputs[0].port == 0 && affine_of (graph, p, y, c, a, b, &x)) {
     for (int64_t j = 0; j < c; j++) {

@@ -111,9 +111,10 @@ fold_params (const ClinferNode *conv, int64_t m, const double *s,
   return TRUE;
 }
 
-/* The batch normalisation of @bn as s and t per channel. */
-static gboolean
-bn_affine (const ClinferNode *bn, int64_t m, double *s, double *t,
+/* The batch normalisation of @bn as s and t per channel (its inputs 1-4
+ * constant f32 tensors of @m values). */
+gboolean
+clinfer_pass_bn_affine (const ClinferNode *bn, int64_t m, double *s, double *t,
     GError **error)
 {
   const float *scale = clinfer_tensor_get_const_data (const_f32 (bn, 1, m));
@@ -208,7 +209,7 @@ clinfer_pass_fuse_conv_bn (ClinferGraph *graph, const ClinferPassContext *ctx,
         continue;
       {
         g_autofree double *s = g_new (double, m), *t = g_new (double, m);
-        if (!bn_affine (bn, m, s, t, error)
+        if (!clinfer_pass_bn_affine (bn, m, s, t, error)
             || !(f = fuse_pair (graph, conv, bn, m, s, t, "bn", error)))
           return FALSE;
       }
@@ -300,7 +301,7 @@ affine_after_conv (const ClinferGraph *graph, const ClinferNode *op,
     *conv = op->inputs[0].node;
     *s = g_new (double, *m);
     *t = g_new (double, *m);
-    return bn_affine (op, *m, *s, *t, NULL) ? "bn" : NULL;
+    return clinfer_pass_bn_affine (op, *m, *s, *t, NULL) ? "bn" : NULL;
   }
   for (guint j = 0; j < MIN (op->n_inputs, 2) && *conv == NULL; j++)
     if (op->inputs[j].node && is_conv (op->inputs[j].node))

@@ -49,6 +49,10 @@ gboolean clinfer_pass_fuse_conv_bn (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv_scale (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+/* A BatchNormalization's constants as y = x * s + t per channel
+ * (fuse-conv-bn.c; shared with batchnorm-to-affine). */
+gboolean clinfer_pass_bn_affine (const ClinferNode *bn, int64_t m, double *s,
+    double *t, GError **error);
 gboolean clinfer_pass_batchnorm_to_affine (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,

@@ -130,6 +130,8 @@ gboolean clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 gboolean clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+/* TRUE when @pd is one of oneDNN's reference implementations. */
+gboolean clinfer_onednn_pd_is_reference (const_dnnl_primitive_desc_t pd);
 /* Runs a pool step built without a primitive (see OnednnStep). */
 void clinfer_onednn_max_pool_blocked (const OnednnStep *s, const float *src,
     float *dst);

@@ -166,20 +166,28 @@ align_up (gsize n)
 
 /* Primitive from @pd (freed), its scratchpad placed at the start of the
  * step's scratch region. */
+/* oneDNN's reference implementations are far slower than the C kernels
+ * (a deconvolution to a plain dst took 129 ms instead of 0.6): a step
+ * whose primitive would be one stays on the C kernels (its builder
+ * returns FALSE without an error, which unclaims it). */
+gboolean
+clinfer_onednn_pd_is_reference (const_dnnl_primitive_desc_t pd)
+{
+  const char *impl = NULL;
+
+  return dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
+      != dnnl_success || impl == NULL || g_str_has_prefix (impl, "ref");
+}
+
 gboolean
 clinfer_onednn_primitive_create (OnednnStep *s, dnnl_primitive_desc_t pd,
     const ClinferStep *st, GError **error)
 {
   const dnnl_memory_desc_t *sp = dnnl_primitive_desc_query_md (pd,
       dnnl_query_scratchpad_md, 0);
-  const char *impl = NULL;
   gboolean ok;
 
-  /* oneDNN's reference implementations are far slower than the C kernels
-   * (a deconvolution to a plain dst took 129 ms instead of 0.6): the step
-   * stays on the C kernels (FALSE without an error unclaims it). */
-  if (dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
-      != dnnl_success || impl == NULL || g_str_has_prefix (impl, "ref")) {
+  if (clinfer_onednn_pd_is_reference (pd)) {
     dnnl_primitive_desc_destroy (pd);
     return FALSE;
   }
@@ -411,6 +419,10 @@ conv_finish (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
   const dnnl_memory_desc_t *wmd = dnnl_primitive_desc_query_md (pd,
       dnnl_query_weights_md, 0);
 
+  if (clinfer_onednn_pd_is_reference (pd)) {
+    dnnl_primitive_desc_destroy (pd);
+    return FALSE;
+  }
   if (!clinfer_onednn_constant_new (oplan->engine, w->value, &d->user_weights, wmd,
           &s->weights_data, &s->weights, error)
       || (b && !clinfer_onednn_constant_new (oplan->engine, b->value, &d->bias, &d->bias,
@@ -453,16 +465,8 @@ clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   }
   if (pd == NULL)
     return FALSE;
-  /* Fused eltwise steps must not push the conv onto oneDNN's reference
-   * implementation: then they run on their own (plan: unfuse). */
-  if (s->n_post > 0) {
-    const char *impl = NULL;
-    if (dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
-        != dnnl_success || impl == NULL || g_str_has_prefix (impl, "ref")) {
-      dnnl_primitive_desc_destroy (pd);
-      return FALSE;
-    }
-  }
+  /* A reference implementation is refused in conv_finish (primitive
+   * creation); with post-ops the plan then unfuses and tries again. */
   return conv_finish (oplan, s, st, pd, &d, has_z, error);
 }
 
