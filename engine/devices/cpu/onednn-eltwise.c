@@ -232,15 +232,10 @@ make_pd (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc, GError **error)
       != dnnl_success)
     pd = NULL;
   dnnl_primitive_attr_destroy (attr);
-  /* oneDNN's reference implementations are far slower than the C
-   * kernels: leave those nodes to them. */
-  if (pd) {
-    const char *impl = NULL;
-    if (dnnl_primitive_desc_query (pd, dnnl_query_impl_info_str, 0, &impl)
-        != dnnl_success || impl == NULL || g_str_has_prefix (impl, "ref")) {
-      dnnl_primitive_desc_destroy (pd);
-      pd = NULL;
-    }
+  /* Reference implementations: leave those nodes to the C kernels. */
+  if (pd && clinfer_onednn_pd_is_reference (pd)) {
+    dnnl_primitive_desc_destroy (pd);
+    pd = NULL;
   }
   return pd;
 }
