@@ -9,6 +9,8 @@
 
 /* Steps of the last run_cpu() that ran as a post-op of a conv. */
 static guint last_n_fused;
+/* The last run_cpu()'s kernel names, one per line. */
+static GString *last_kernels;
 /* Opset run_cpu () gives the model (test_softmax changes it). */
 static int model_opset = 13;
 
@@ -52,8 +54,12 @@ run_cpu (ClinferGraph *g, ClinferTensor *const *inputs, guint n_inputs,
   *n_steps = n;
   *n_onednn = 0;
   last_n_fused = 0;
+  if (last_kernels == NULL)
+    last_kernels = g_string_new (NULL);
+  g_string_truncate (last_kernels, 0);
   for (guint i = 0; i < n; i++) {
     g_test_message ("%s: %s", e[i].node_name, e[i].kernel);
+    g_string_append_printf (last_kernels, "%s\n", e[i].kernel);
     if (g_str_has_prefix (e[i].kernel, "onednn-fused:"))
       last_n_fused++;
     if (g_str_has_prefix (e[i].kernel, "onednn"))
@@ -697,6 +703,147 @@ test_post_op_hardswish (void)
   op_test_assert_close (got, ref, "hardswish post-op");
 }
 
+/* ---------------------------------------------------------------- */
+/* Depthwise + 1x1 fusion (onednn-dwpw.c)                            */
+
+typedef struct {
+  const char *name;
+  int64_t n, c, h, w, m, k, stride;
+  int64_t pads[4];
+  gboolean dw_bias, pw_bias, residual;
+  const char *dw_act, *pw_act;
+  const char *after;          /* an op reading the 1x1's output, or NULL */
+  gboolean two_readers;       /* the depthwise output is also an output */
+  gboolean fused;             /* expected to run as one step */
+  /* x is a conv's output (in the arena) and z = Sigmoid (x), run before
+   * the depthwise, and y is in the arena too (read by @after): x must
+   * live until the fused step reads it, or y would be planned over it. */
+  gboolean x_in_arena;
+} DwPwCase;
+
+static const DwPwCase dwpw_cases[] = {
+  /* BlazeFace's block: dw 3x3 (no bias), 1x1 + x, Relu. */
+  { "blazeface-block", 1, 24, 21, 19, 24, 3, 1, { 1, 1, 1, 1 }, FALSE, TRUE, TRUE, NULL, "Relu", NULL, FALSE, TRUE },
+  { "partial-blocks-s2-pad-end", 1, 20, 19, 23, 28, 3, 2, { 0, 0, 1, 1 }, TRUE, TRUE, FALSE, "Relu", "Clip", NULL, FALSE, TRUE },
+  { "5x5-leaky", 1, 13, 11, 17, 5, 5, 1, { 2, 2, 2, 2 }, TRUE, FALSE, FALSE, NULL, "LeakyRelu", NULL, FALSE, TRUE },
+  { "wide-row", 1, 40, 5, 131, 16, 3, 1, { 1, 1, 1, 1 }, FALSE, TRUE, TRUE, "Clip", NULL, NULL, FALSE, TRUE },
+  { "many-channels", 1, 200, 6, 9, 36, 3, 1, { 1, 1, 1, 1 }, TRUE, TRUE, TRUE, NULL, "Relu", NULL, FALSE, TRUE },
+  { "tiny-plane", 1, 8, 2, 3, 8, 3, 1, { 1, 1, 1, 1 }, FALSE, TRUE, TRUE, NULL, "Relu", NULL, FALSE, TRUE },
+  { "x-in-arena-read-before", 1, 24, 12, 14, 24, 3, 1, { 1, 1, 1, 1 }, FALSE, TRUE, TRUE, NULL, "Relu", "GlobalAveragePool", FALSE, TRUE, TRUE },
+  /* Not fused: batch 2, a second reader of the depthwise output, an
+   * eltwise step fused into the 1x1. */
+  { "batch-2", 2, 16, 9, 10, 16, 3, 1, { 1, 1, 1, 1 }, TRUE, TRUE, TRUE, NULL, "Relu", NULL, FALSE, FALSE },
+  { "dw-output-read-twice", 1, 16, 9, 10, 16, 3, 1, { 1, 1, 1, 1 }, TRUE, TRUE, FALSE, NULL, NULL, NULL, TRUE, FALSE },
+  { "1x1-with-post-op", 1, 16, 9, 10, 16, 3, 1, { 1, 1, 1, 1 }, TRUE, TRUE, FALSE, NULL, NULL, "Sigmoid", FALSE, FALSE },
+};
+
+static ClinferNode *
+dwpw_conv (ClinferGraph *g, GRand *rand, const char *name, ClinferNode *x,
+    int64_t c, int64_t m, int64_t k, int64_t group, int64_t stride,
+    const int64_t *pads, gboolean bias, ClinferNode *residual,
+    const char *act)
+{
+  int64_t wd[] = { m, c / group, k, k }, kk[] = { k, k }, s[] = { stride, stride };
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 1, &m);
+  g_autofree char *wn = g_strdup_printf ("%s/w", name);
+  g_autofree char *bn = g_strdup_printf ("%s/b", name);
+  ClinferNode *in[4] = { x, clinfer_graph_add_constant (g, wn, w),
+    bias ? clinfer_graph_add_constant (g, bn, b) : NULL, residual };
+  gboolean fused = act != NULL || residual != NULL;
+  ClinferNode *n = op_test_node (g, fused ? "FusedConv" : "Conv",
+      fused ? "com.clinfer" : "", name, fused ? 4 : (bias ? 3 : 2), in, 1);
+
+  set_ints (n, "kernel_shape", 2, kk);
+  set_ints (n, "strides", 2, s);
+  set_ints (n, "pads", 4, pads);
+  clinfer_node_set_attr (n, "group", clinfer_attr_new_int (group));
+  if (fused)
+    clinfer_node_set_attr (n, "activation",
+        clinfer_attr_new_string (act ? act : ""));
+  if (act && strcmp (act, "Clip") == 0) {
+    clinfer_node_set_attr (n, "activation_min", clinfer_attr_new_float (-0.5f));
+    clinfer_node_set_attr (n, "activation_max", clinfer_attr_new_float (0.75f));
+  } else if (act && strcmp (act, "LeakyRelu") == 0)
+    clinfer_node_set_attr (n, "activation_alpha", clinfer_attr_new_float (0.1f));
+  return n;
+}
+
+/* The case's graph, prepared; the same weights on every call. */
+static ClinferGraph *
+dwpw_graph (const DwPwCase *c)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t xd[] = { c->n, c->c, c->h, c->w }, zero[4] = { 0 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  ClinferNode *in, *dw, *pw, *z = NULL;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  if (c->x_in_arena) {
+    in = dwpw_conv (g, rand, "x", in, c->c, c->c, 1, 1, 1, zero, TRUE, NULL,
+        NULL);
+    z = op_test_node (g, "Sigmoid", "", "z", 1, &in, 1);
+  }
+  dw = dwpw_conv (g, rand, "dw", in, c->c, c->c, c->k, c->c, c->stride,
+      c->pads, c->dw_bias, NULL, c->dw_act);
+  if (c->residual && z == NULL) {
+    /* x when the shapes match, else a conv of x with y's shape. */
+    z = c->stride == 1 && c->m == c->c ? in
+        : dwpw_conv (g, rand, "zconv", in, c->c, c->m, c->k, 1, c->stride,
+            c->pads, TRUE, NULL, NULL);
+  }
+  pw = dwpw_conv (g, rand, "pw", dw, c->c, c->m, 1, 1, 1, zero, c->pw_bias,
+      z, c->pw_act);
+  if (c->after)
+    pw = op_test_node (g, c->after, "", "after", 1, &pw, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { pw, 0 }, "y");
+  if (c->two_readers)
+    clinfer_graph_add_output (g, (ClinferPortRef) { dw, 0 }, "dw");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  return g;
+}
+
+/* Each case against the reference evals, with the fusion forced on (the
+ * default is on with AVX2 only) at 1 and 2 threads, and switched off: the
+ * depthwise step runs inside the 1x1 where the pair qualifies, and never
+ * where it does not. */
+static void
+test_dw_pw (gconstpointer data)
+{
+  const DwPwCase *c = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (32);
+  int64_t xd[] = { c->n, c->c, c->h, c->w };
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL;
+  ClinferTensor *inputs[1] = { x };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  {
+    ClinferGraph *g = dwpw_graph (c);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    clinfer_graph_free (g);
+  }
+  for (int mode = 0; mode < 3; mode++) {
+    g_autoptr (ClinferTensor) got = NULL;
+    gboolean on = mode < 2;
+
+    g_setenv ("CLINFER_CPU_DWPW", on ? "1" : "0", TRUE);
+    got = run_cpu (dwpw_graph (c), inputs, 1, mode == 1 ? 2 : 1, &n_onednn,
+        &n_steps);
+    g_unsetenv ("CLINFER_CPU_DWPW");
+    g_assert_cmpint (strstr (last_kernels->str, "+1x1_nChw") != NULL, ==,
+        on && c->fused);
+    g_assert_cmpint (strstr (last_kernels->str, "depthwise run by") != NULL,
+        ==, on && c->fused);
+    op_test_assert_close (got, ref, c->name);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -708,6 +855,10 @@ main (int argc, char **argv)
   for (gsize i = 0; i < G_N_ELEMENTS (deconv_cases); i++) {
     g_autofree char *path = g_strdup_printf ("/onednn/deconv/%s", deconv_cases[i].name);
     g_test_add_data_func (path, &deconv_cases[i], test_deconv);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (dwpw_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/onednn/dw-pw/%s", dwpw_cases[i].name);
+    g_test_add_data_func (path, &dwpw_cases[i], test_dw_pw);
   }
   g_test_add_func ("/onednn/chain/blocked", test_chain_blocked);
   g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);

@@ -595,12 +595,256 @@ ISA (max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
       }
 }
 
+
+/* ---------------------------------------------------------------- */
+/* Depthwise then 1x1 on blocked layouts                             */
+
+/* 1x1 tile sizes: OV output vectors x PT pixels of accumulators, plus OV
+ * weight vectors and a broadcast, within the register file (PT2 and PT1
+ * pixels for the tiles of 2 and 1 vectors). Depthwise: PX pixels at once,
+ * each an independent sum, with the nine 3x3 weights in registers. */
+#if VW == 16
+#define DWPW_OV 4
+#define DWPW_PT 6
+#define DWPW_PT2 12
+#define DWPW_PT1 16
+#define DWPW_PX 8
+#else
+#define DWPW_OV 3
+#define DWPW_PT 4
+#define DWPW_PT2 6
+#define DWPW_PT1 8
+#define DWPW_PX 5
+#endif
+/* The accumulator array's pixel extent: the largest PT. */
+#define DWPW_PT_MAX DWPW_PT1
+/* The per-thread buffer: at least DWPW_PT_MAX pixels of every depthwise
+ * channel (16 KB with AVX2, so it stays in L1 between the two halves). */
+#define DWPW_BUF (CLINFER_CPU_DWPW_MAX_CIN * DWPW_PT_MAX)
+
+/* Depthwise of row @oy, pixels [ox0, ox0 + n), every channel vector,
+ * into buf[p * cs + cv * VW]. @nt is 9 for 3x3 (taps unrolled, weights in
+ * registers), else 0. */
+INLINE void
+dwpw_depthwise (const ClinferCpuDwPwArgs *a, const float *x, int oy, int ox0,
+    int n, float *buf, int cs, int lo, int hi, const int nt, const int act,
+    const int dense)
+{
+  const ClinferCpuConvGeom *g = &a->g;
+  const int taps = nt ? nt : g->kh * g->kw;
+  /* @dense: one vector a block and stride 1, as constants, so the four
+   * pixels' taps share loads (pixel j's tap k is pixel j + 1's k - 1). */
+  const int blk = dense ? VW : a->block;
+  const ptrdiff_t plane = (ptrdiff_t) g->ih * g->iw * blk;
+  const ptrdiff_t step = dense ? VW : (ptrdiff_t) g->sw * a->block;
+  const int iy0 = oy * g->sh - g->pt;
+  /* 3x3: rows outside the image read row 0 with zero weights, so the
+   * inside pixels run 36 multiply-adds without a branch. */
+  ptrdiff_t roff[3] = { 0, 0, 0 };
+
+  if (nt == 9)
+    for (int ky = 0; ky < 3; ky++) {
+      int iy = iy0 + ky;
+      roff[ky] = iy >= 0 && iy < g->ih ? (ptrdiff_t) iy * g->iw * blk : 0;
+    }
+  for (int cv = 0; cv < a->cin_vec; cv++) {
+    const float *xc = x + (ptrdiff_t) (cv * VW / blk) * plane
+        + (cv * VW) % blk;
+    const float *w = a->dw_w + (ptrdiff_t) cv * taps * VW;
+    vf b = a->dw_b ? vload (a->dw_b + cv * VW) : vbcast (0.f);
+    vf wr[9];
+    int ox = ox0;
+
+    for (int t = 0; t < 9; t++) {
+      int iy = iy0 + t / 3;
+      wr[t] = nt == 9 && iy >= 0 && iy < g->ih ? vload (w + t * VW)
+          : vbcast (0.f);
+    }
+    while (ox < ox0 + n) {
+      if (nt == 9 && ox >= lo && ox + DWPW_PX <= hi
+          && ox + DWPW_PX <= ox0 + n) {
+        /* DWPW_PX inside pixels: as many independent sums as the
+         * multiply-add latency needs, the nine weights in registers. */
+        const float *c = xc + ((ptrdiff_t) ox * g->sw - g->pl) * blk;
+        const float *rows[3] = { c + roff[0], c + roff[1], c + roff[2] };
+        vf acc[DWPW_PX];
+        float *d = buf + (ptrdiff_t) (ox - ox0) * cs + cv * VW;
+#pragma GCC unroll 8
+        for (int j = 0; j < DWPW_PX; j++)
+          acc[j] = b;
+#pragma GCC unroll 3
+        for (int ky = 0; ky < 3; ky++)
+#pragma GCC unroll 3
+          for (int kx = 0; kx < 3; kx++)
+#pragma GCC unroll 8
+            for (int j = 0; j < DWPW_PX; j++)
+              acc[j] += vload (rows[ky] + kx * blk + j * step) * wr[ky * 3 + kx];
+#pragma GCC unroll 8
+        for (int j = 0; j < DWPW_PX; j++)
+          vstore (d + j * cs, vact (acc[j], &a->dw_ep, act));
+        ox += DWPW_PX;
+      } else {
+        /* One pixel with bounds checks (edges, other windows). */
+        vf acc = b;
+        for (int ky = 0; ky < g->kh; ky++) {
+          int iy = iy0 + ky;
+          if (iy < 0 || iy >= g->ih)
+            continue;
+          for (int kx = 0; kx < g->kw; kx++) {
+            int ix = ox * g->sw - g->pl + kx;
+            if (ix < 0 || ix >= g->iw)
+              continue;
+            acc += vload (xc + ((ptrdiff_t) iy * g->iw + ix) * blk)
+                * vload (w + (ky * g->kw + kx) * VW);
+          }
+        }
+        vstore (buf + (ptrdiff_t) (ox - ox0) * cs + cv * VW,
+            vact (acc, &a->dw_ep, act));
+        ox++;
+      }
+    }
+  }
+}
+
+/* 1x1 of @pt pixels (at most PT) for output vectors [ov0, ov0 + OV). */
+INLINE void
+dwpw_pointwise_tile (const ClinferCpuDwPwArgs *a, const float *buf, int cs,
+    int pt, int ov0, const float *z, float *y, ptrdiff_t pix,
+    ptrdiff_t oplane, const int OV, const int PT, const int act,
+    const int has_z)
+{
+  /* Sized by the constants (OV, PT are at most these): a variable
+   * length array would live in memory. */
+  vf acc[DWPW_OV][DWPW_PT_MAX];
+  const float *w[DWPW_OV];
+
+#pragma GCC unroll 4
+  for (int i = 0; i < OV; i++) {
+    vf b = vload (a->pw_b + (ov0 + i) * VW);
+    w[i] = a->pw_w + (ptrdiff_t) (ov0 + i) * a->cin * VW;
+#pragma GCC unroll 16
+    for (int j = 0; j < PT; j++)
+      acc[i][j] = b;
+  }
+  for (int ci = 0; ci < a->cin; ci++) {
+    vf wv[DWPW_OV];
+#pragma GCC unroll 4
+    for (int i = 0; i < OV; i++)
+      wv[i] = vload (w[i] + ci * VW);
+#pragma GCC unroll 16
+    for (int j = 0; j < PT; j++) {
+      vf bc = vbcast (buf[j * cs + ci]);
+#pragma GCC unroll 4
+      for (int i = 0; i < OV; i++)
+        acc[i][j] += wv[i] * bc;
+    }
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < OV; i++) {
+    int ov = ov0 + i;
+    ptrdiff_t o = (ptrdiff_t) (ov * VW / a->block) * oplane
+        + pix * a->block + (ov * VW) % a->block;
+#pragma GCC unroll 16
+    for (int j = 0; j < PT; j++) {
+      vf s = acc[i][j];
+      if (j >= pt)
+        break;
+      if (has_z)
+        s += vload (z + o + (ptrdiff_t) j * a->block);
+      vstore (y + o + (ptrdiff_t) j * a->block, vact (s, &a->ep, act));
+    }
+  }
+}
+
+/* The 1x1 over @n buffered pixels starting at pixel index @pix, in
+ * groups of output vectors: DWPW_OV at a time (PT pixels), a last 4 as
+ * 2 + 2 and a last 2 or 1 with more pixels, so every tile keeps about
+ * the same number of accumulators. */
+INLINE void
+dwpw_pointwise (const ClinferCpuDwPwArgs *a, const float *buf, int cs, int n,
+    const float *z, float *y, ptrdiff_t pix, ptrdiff_t oplane, const int act,
+    const int has_z)
+{
+  int ov = 0;
+
+  while (ov < a->n_out_vec) {
+    int left = a->n_out_vec - ov;
+    if (left >= DWPW_OV && left != DWPW_OV + 1) {
+      for (int p = 0; p < n; p += DWPW_PT)
+        dwpw_pointwise_tile (a, buf + (ptrdiff_t) p * cs, cs,
+            MIN (DWPW_PT, n - p), ov, z, y, pix + p, oplane, DWPW_OV, DWPW_PT,
+            act, has_z);
+      ov += DWPW_OV;
+    } else if (left >= 2) {
+      for (int p = 0; p < n; p += DWPW_PT2)
+        dwpw_pointwise_tile (a, buf + (ptrdiff_t) p * cs, cs,
+            MIN (DWPW_PT2, n - p), ov, z, y, pix + p, oplane, 2, DWPW_PT2,
+            act, has_z);
+      ov += 2;
+    } else {
+      for (int p = 0; p < n; p += DWPW_PT1)
+        dwpw_pointwise_tile (a, buf + (ptrdiff_t) p * cs, cs,
+            MIN (DWPW_PT1, n - p), ov, z, y, pix + p, oplane, 1, DWPW_PT1,
+            act, has_z);
+      ov += 1;
+    }
+  }
+}
+
+INLINE void
+dwpw_rows (const ClinferCpuDwPwArgs *a, const float *x, const float *z,
+    float *y, int oy0, int oy1, const int nt, const int dw_act,
+    const int act, const int has_z)
+{
+  const int dense = a->block == VW && a->g.sw == 1;
+  const ClinferCpuConvGeom *g = &a->g;
+  float buf[DWPW_BUF] __attribute__ ((aligned (64)));
+  const int cs = a->cin_vec * VW;
+  const int chunk = MAX (DWPW_PT_MAX, DWPW_BUF / cs / DWPW_PT_MAX * DWPW_PT_MAX);
+  const ptrdiff_t oplane = (ptrdiff_t) g->oh * g->ow * a->block;
+  /* Output columns whose window lies inside the row. */
+  int lo = (g->pl + g->sw - 1) / g->sw;
+  int hi = g->iw + g->pl - g->kw < 0 ? 0 : (g->iw + g->pl - g->kw) / g->sw + 1;
+
+  lo = MIN (lo, g->ow);
+  hi = CLAMP (hi, lo, g->ow);
+  for (int oy = oy0; oy < oy1; oy++)
+    for (int ox0 = 0; ox0 < g->ow; ox0 += chunk) {
+      int n = MIN (chunk, g->ow - ox0);
+      if (dense)
+        dwpw_depthwise (a, x, oy, ox0, n, buf, cs, lo, hi, nt, dw_act, 1);
+      else
+        dwpw_depthwise (a, x, oy, ox0, n, buf, cs, lo, hi, nt, dw_act, 0);
+      dwpw_pointwise (a, buf, cs, n, z, y, (ptrdiff_t) oy * g->ow + ox0,
+          oplane, act, has_z);
+    }
+}
+
+#define DWPW_DW(a, x, z, y, oy0, oy1, act_, has_z_)                          \
+  do {                                                                       \
+    if ((a)->g.kh == 3 && (a)->g.kw == 3                                     \
+        && (a)->dw_ep.act == CLINFER_ACT_NONE)                               \
+      dwpw_rows (a, x, z, y, oy0, oy1, 9, CLINFER_ACT_NONE, act_, has_z_);   \
+    else if ((a)->g.kh == 3 && (a)->g.kw == 3)                               \
+      dwpw_rows (a, x, z, y, oy0, oy1, 9, (a)->dw_ep.act, act_, has_z_);     \
+    else                                                                     \
+      dwpw_rows (a, x, z, y, oy0, oy1, 0, (a)->dw_ep.act, act_, has_z_);     \
+  } while (0)
+
+static void
+ISA (dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
+    const float *z, float *y, int oy0, int oy1)
+{
+  DISPATCH_EPILOGUE (DWPW_DW, &a->ep, z, a, x, z, y, oy0, oy1);
+}
+
 /* ---------------------------------------------------------------- */
 
 const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   G_STRINGIFY (CLINFER_ISA_SUFFIX), MR, NR,
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
+  ISA (dw_pw_blocked),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

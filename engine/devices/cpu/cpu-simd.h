@@ -35,6 +35,27 @@ typedef struct {
   ClinferCpuEpilogue ep;
 } ClinferCpuDwArgs;
 
+/* A depthwise conv then a 1x1 conv, fused, on a blocked layout (nChw8c /
+ * nChw16c, one image): y = act (pw_b + pw_w . dw_act (dw_b + dw_w * x) + z).
+ * Vectors are VW = nr / 2 floats; a block holds block / VW of them. */
+typedef struct {
+  ClinferCpuConvGeom g;      /* depthwise geometry (cin_g unused, no dilation) */
+  int block;                 /* floats per pixel of a channel block */
+  int cin;                   /* real depthwise channels: the 1x1 reads these */
+  int cin_vec;               /* depthwise vectors: ceil (cin / block) * block / VW */
+  int n_out_vec;             /* output vectors: ceil (cout / block) * block / VW */
+  const float *dw_w;         /* [cin_vec][kh * kw][VW], padding lanes zero */
+  const float *dw_b;         /* [cin_vec * VW], or NULL */
+  ClinferCpuEpilogue dw_ep;  /* the depthwise output's activation */
+  const float *pw_w;         /* [n_out_vec][cin][VW], padding lanes zero */
+  const float *pw_b;         /* [n_out_vec * VW], padding lanes zero */
+  ClinferCpuEpilogue ep;     /* after + z */
+} ClinferCpuDwPwArgs;
+
+/* Depthwise channels (cin_vec * VW) a dw_pw call takes at most: its
+ * per-thread buffer holds a run of pixels of every depthwise channel. */
+#define CLINFER_CPU_DWPW_MAX_CIN 512
+
 typedef struct {
   const char *isa_name;
   int mr, nr;                /* GEMM micro-tile: rows of A, columns of B */
@@ -69,6 +90,11 @@ typedef struct {
    * of the vector width (nr / 2). */
   void (*max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
       const float *src, float *dst, int oy0, int oy1);
+  /* Output rows [oy0, oy1) of a fused depthwise + 1x1 conv (see
+   * ClinferCpuDwPwArgs); @z (y's layout) may be NULL. The depthwise
+   * output never leaves the thread's stack buffer. */
+  void (*dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
+      const float *z, float *y, int oy0, int oy1);
 } ClinferCpuSimd;
 
 /* The kernels of @isa (the generic table when @isa is not built in). */

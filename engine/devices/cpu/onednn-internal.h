@@ -20,7 +20,10 @@ typedef enum {
   ONEDNN_OP_RESAMPLE,        /* nearest Resize by whole factors */
   ONEDNN_OP_MATMUL,          /* MatMul by constant weights, plain layouts */
   ONEDNN_OP_SOFTMAX,         /* Softmax on the plain layout */
-  ONEDNN_OP_FUSED,           /* an eltwise run as a post-op of the conv before */
+  ONEDNN_OP_FUSED,           /* an eltwise run as a post-op of the conv before,
+                              * or a depthwise run by the ONEDNN_OP_DWPW after */
+  ONEDNN_OP_DWPW,            /* a 1x1 conv with the depthwise conv it reads
+                              * (onednn-dwpw.c) */
 } OnednnOpKind;
 
 /* An eltwise step: alg (alpha, beta), then alg2 in place when not 0. */
@@ -71,6 +74,8 @@ typedef struct {
   const ClinferCpuSimd *simd;
   ClinferCpuConvGeom pool_geom;
   int64_t n_blocks;
+  /* ONEDNN_OP_DWPW: the kernel's arguments (weights in @weights_data) */
+  ClinferCpuDwPwArgs dwpw;
 } OnednnStep;
 
 struct _ClinferOnednnPlan {
@@ -173,6 +178,16 @@ gboolean clinfer_onednn_constant_new (dnnl_engine_t engine,
     const ClinferTensor *t, const dnnl_memory_desc_t *user_md,
     const dnnl_memory_desc_t *want, void **data, dnnl_memory_t *mem,
     GError **error);
+/* Depthwise + 1x1 fusion (onednn-dwpw.c): whether it is on for @isa
+ * (CLINFER_CPU_DWPW=0/1 overrides), whether the pair fits the kernel, the
+ * step's packed weights and operands, and running it. */
+gboolean clinfer_onednn_dwpw_enabled (ClinferCpuIsa isa);
+gboolean clinfer_onednn_dwpw_accepts (const ClinferOnednnPlan *oplan,
+    const ClinferStep *dw, const ClinferStep *pw);
+gboolean clinfer_onednn_dwpw_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *pw, const ClinferStep *dw, GError **error);
+void clinfer_onednn_dwpw_run (const OnednnStep *s, const float *x,
+    const float *z, float *y);
 /* The implementation name of @pd's primitive, for profiles. */
 char *clinfer_onednn_impl_name (const_dnnl_primitive_desc_t pd);
 

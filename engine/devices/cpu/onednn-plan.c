@@ -247,6 +247,12 @@ build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
       return clinfer_onednn_matmul_build (oplan, s, st, error);
     case ONEDNN_OP_SOFTMAX:
       return clinfer_onednn_softmax_build (oplan, s, st, error);
+    case ONEDNN_OP_DWPW:
+      for (guint i = 0; i < s->step; i++)
+        if (oplan->fused_into[i] == (int) s->step)
+          return clinfer_onednn_dwpw_build (oplan, s, st,
+              &g_array_index (oplan->plan->steps, ClinferStep, i), error);
+      return FALSE;
     case ONEDNN_OP_FUSED:
       return TRUE;
   }
@@ -400,6 +406,50 @@ fuse_post_ops (ClinferOnednnPlan *oplan, gboolean *claimed,
   }
 }
 
+/* A depthwise conv whose only reader is a 1x1 conv, neither with fused
+ * eltwise steps, runs with it as one ONEDNN_OP_DWPW step (onednn-dwpw.c):
+ * the depthwise becomes ONEDNN_OP_FUSED (no work) with fused_into set to
+ * the 1x1, which comes after it. */
+static void
+fuse_dw_pw (ClinferOnednnPlan *oplan, gboolean *claimed, OnednnOpKind *kinds)
+{
+  ClinferPlan *plan = oplan->plan;
+  guint n_slots = plan->slots->len, n = plan->steps->len;
+  g_autofree guint *n_readers = g_new0 (guint, MAX (n_slots, 1));
+  g_autofree int *producer = g_new (int, MAX (n_slots, 1));
+  g_autofree gboolean *has_post = g_new0 (gboolean, MAX (n, 1));
+
+  for (guint i = 0; i < n_slots; i++)
+    producer[i] = -1;
+  for (guint i = 0; i < n; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    for (guint j = 0; j < st->node->n_inputs; j++)
+      if (st->in_slots[j] != G_MAXUINT)
+        n_readers[st->in_slots[j]]++;
+    producer[st->out_slots[0]] = (int) i;
+    if (oplan->fused_into[i] >= 0)
+      has_post[oplan->fused_into[i]] = TRUE;
+  }
+  for (guint j = 0; j < n; j++) {
+    ClinferStep *pw = &g_array_index (plan->steps, ClinferStep, j);
+    guint slot = pw->in_slots[0];
+    int i;
+
+    if (!claimed[j] || kinds[j] != ONEDNN_OP_CONV || has_post[j]
+        || slot == G_MAXUINT || n_readers[slot] != 1
+        || g_array_index (plan->slots, ClinferSlot, slot).is_output)
+      continue;
+    i = producer[slot];
+    if (i < 0 || !claimed[i] || kinds[i] != ONEDNN_OP_CONV || has_post[i]
+        || !clinfer_onednn_dwpw_accepts (oplan,
+            &g_array_index (plan->steps, ClinferStep, i), pw))
+      continue;
+    kinds[j] = ONEDNN_OP_DWPW;
+    kinds[i] = ONEDNN_OP_FUSED;
+    oplan->fused_into[i] = (int) j;
+  }
+}
+
 /* The post-ops and output slot of conv step @i from its fused steps. */
 static void
 collect_post_ops (ClinferOnednnPlan *oplan, guint i, OnednnStep *s)
@@ -463,8 +513,9 @@ build_steps (ClinferOnednnPlan *oplan, gboolean *claimed,
       ClinferStep *conv = &g_array_index (plan->steps, ClinferStep,
           oplan->fused_into[i]);
       g_free (st->kernel.name);
-      st->kernel.name = g_strdup_printf ("onednn-fused:post-op of %s",
-          clinfer_node_label (conv->node));
+      st->kernel.name = g_strdup_printf (kinds[oplan->fused_into[i]]
+          == ONEDNN_OP_DWPW ? "onednn-fused:depthwise run by %s"
+          : "onednn-fused:post-op of %s", clinfer_node_label (conv->node));
       oplan->step_index[i] = oplan->steps->len;
       g_array_append_val (oplan->steps, s);
       continue;
@@ -477,7 +528,15 @@ build_steps (ClinferOnednnPlan *oplan, gboolean *claimed,
         g_propagate_error (error, local);
         return FALSE;
       }
-      if (!unfuse (oplan, i, kinds))
+      if (kinds[i] == ONEDNN_OP_DWPW) {
+        /* Both convs go back to oneDNN's own primitives. */
+        for (guint j = 0; j < i; j++)
+          if (oplan->fused_into[j] == (int) i) {
+            oplan->fused_into[j] = -1;
+            kinds[j] = ONEDNN_OP_CONV;
+          }
+        kinds[i] = ONEDNN_OP_CONV;
+      } else if (!unfuse (oplan, i, kinds))
         claimed[i] = FALSE;
       *retry = TRUE;
       continue;
@@ -521,6 +580,12 @@ resize_slots (ClinferOnednnPlan *oplan)
     ClinferStep *own = &g_array_index (plan->steps, ClinferStep, st->step);
     if (st->kind != ONEDNN_OP_FUSED && st->out_slot != own->out_slots[0])
       s->first_step = MIN (s->first_step, (int) st->step);
+    /* A depthwise + 1x1 step reads the depthwise's input: it lives until
+     * then (no later step may be planned over it before). */
+    if (st->kind == ONEDNN_OP_DWPW) {
+      ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, st->src.slot);
+      x->last_step = MAX (x->last_step, (int) st->step);
+    }
   }
   clinfer_plan_assign_memory (plan);
 }
@@ -554,6 +619,7 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   oplan->isa = device->isa;
   oplan->engine = clinfer_onednn_engine (&local);
   fuse_post_ops (oplan, claimed, kinds);
+  fuse_dw_pw (oplan, claimed, kinds);
   while (oplan->engine && retry) {
     clear_steps (oplan);
     decide_layouts (oplan, claimed, kinds);
@@ -772,6 +838,13 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     pad_channels (s, x, y);
+  } else if (s->kind == ONEDNN_OP_DWPW) {
+    void *x = NULL, *y = NULL, *z = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    if (rs->z)
+      dnnl_memory_get_data_handle (rs->z, &z);
+    clinfer_onednn_dwpw_run (s, x, z, y);
   } else if (s->kind == ONEDNN_OP_POOL && s->prim == NULL) {
     void *x = NULL, *y = NULL;
     dnnl_memory_get_data_handle (rs->src, &x);
