@@ -345,6 +345,80 @@ infer_transpose (const ClinferNode *node, const ClinferValueInfo *in,
   return TRUE;
 }
 
+/* dst[c * rows + r] = src[r * cols + c] for 4-byte elements, one image
+ * of a batched 2-D transpose: a few columns (the channels of an NHWC
+ * image) split into planes directly, else 8x8 tiles so both sides are
+ * read and written a cache line at a time. */
+static void
+transpose_2d_u32 (guint32 *restrict dst, const guint32 *restrict src,
+    int64_t rows, int64_t cols)
+{
+  if (cols == 3) {
+    guint32 *d0 = dst, *d1 = dst + rows, *d2 = dst + 2 * rows;
+    for (int64_t r = 0; r < rows; r++) {
+      d0[r] = src[3 * r];
+      d1[r] = src[3 * r + 1];
+      d2[r] = src[3 * r + 2];
+    }
+    return;
+  }
+  for (int64_t r0 = 0; r0 < rows; r0 += 8)
+    for (int64_t c0 = 0; c0 < cols; c0 += 8) {
+      int64_t r1 = MIN (r0 + 8, rows), c1 = MIN (c0 + 8, cols);
+      for (int64_t c = c0; c < c1; c++)
+        for (int64_t r = r0; r < r1; r++)
+          dst[c * rows + r] = src[r * cols + c];
+    }
+}
+
+/* When @perm on @dims (dims of 1 dropped, axes that stay neighbours
+ * merged) swaps the last two of at most three axes, the batch, rows and
+ * columns of that batched 2-D transpose; else FALSE. */
+static gboolean
+transpose_as_2d (const ClinferShape *xs, const int *perm, int64_t *batch,
+    int64_t *rows, int64_t *cols)
+{
+  int64_t size[CLINFER_MAX_RANK];
+  int axis[CLINFER_MAX_RANK], n = 0;
+
+  /* Output-order groups of input axes: size and first input axis. */
+  for (int i = 0; i < xs->rank; i++) {
+    int a = perm[i];
+    if (xs->dims[a] == 1)
+      continue;
+    if (n > 0) {
+      int last = axis[n - 1];
+      gboolean adjacent = TRUE;
+      /* a continues the group when it follows the group's last input
+       * axis with only extent-1 axes between */
+      for (int k = last + 1; k < a && adjacent; k++)
+        adjacent = xs->dims[k] == 1;
+      if (a > last && adjacent) {
+        size[n - 1] *= xs->dims[a];
+        axis[n - 1] = a;
+        continue;
+      }
+    }
+    size[n] = xs->dims[a];
+    axis[n] = a;
+    n++;
+  }
+  /* axis[] holds each group's last input axis: input order of groups. */
+  if (n == 2 && axis[0] > axis[1]) {
+    *batch = 1;
+    *rows = size[1];
+    *cols = size[0];
+    return TRUE;
+  }
+  if (n == 3 && axis[0] < axis[2] && axis[2] < axis[1]) {
+    *batch = size[0];
+    *rows = size[2];
+    *cols = size[1];
+    return TRUE;
+  }
+  return FALSE;
+}
+
 static gboolean
 eval_transpose (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out, GError **error)
@@ -355,8 +429,17 @@ eval_transpose (const ClinferNode *node, ClinferTensor *const *in,
   int64_t xstr[CLINFER_MAX_RANK], sstr[CLINFER_MAX_RANK];
   int perm[CLINFER_MAX_RANK];
 
+  int64_t batch, rows, cols;
+
   if (!transpose_perm (node, xs->rank, perm, error))
     return FALSE;
+  if (es == 4 && transpose_as_2d (xs, perm, &batch, &rows, &cols)) {
+    const guint32 *x = clinfer_tensor_get_const_data (in[0]);
+    guint32 *y = clinfer_tensor_get_data (out[0]);
+    for (int64_t b = 0; b < batch; b++)
+      transpose_2d_u32 (y + b * rows * cols, x + b * rows * cols, rows, cols);
+    return TRUE;
+  }
   byte_strides (xs, es, xstr);
   for (int i = 0; i < xs->rank; i++)
     sstr[i] = xstr[perm[i]];
