@@ -320,12 +320,12 @@ def check_preprocess(tools, tmp):
     raw = rand(1, 3, 5, 4, lo=0, hi=255)
     x_model = (raw[:, ::-1] - mean[None, :, None, None]) / scale[None, :, None, None]
     core = ov.Core()
-    ref = np.asarray(list(core.compile_model(core.read_model(xml), "CPU")({"x": x_model}).values())[0])
+    ref = np.asarray(list(core.compile_model(core.read_model(xml), "CPU", ir_venv.F32)({"x": x_model}).values())[0])
     rc, log = run([tools.clinfer_convert, xml, "--output", rt, "--reverse-channels", "x",
                    "--mean-values", "x=10,20,30", "--scale-values", "x=2,4,8"])
     errors = [log.strip()] if rc else []
     if not rc:
-        got = np.asarray(list(core.compile_model(core.read_model(rt), "CPU")({"x": raw}).values())[0])
+        got = np.asarray(list(core.compile_model(core.read_model(rt), "CPU", ir_venv.F32)({"x": raw}).values())[0])
         err = compare(got, ref)
         if err:
             errors.append("OpenVINO: " + err)
@@ -369,7 +369,7 @@ def check_case(name, fn, tools, tmp):
     xml = os.path.join(tmp, name + ".xml")
     ov.save_model(model, xml, compress_to_fp16=False)
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(xml), "CPU")
+    compiled = core.compile_model(core.read_model(xml), "CPU", ir_venv.F32)
     ref = compiled(feeds)
     refs = [np.asarray(ref[p]) for p in compiled.outputs]
     inputs = []
@@ -397,7 +397,7 @@ def check_case(name, fn, tools, tmp):
             errors.append(log.strip())
         else:
             try:
-                got = core.compile_model(core.read_model(rt), "CPU")(feeds)
+                got = core.compile_model(core.read_model(rt), "CPU", ir_venv.F32)(feeds)
                 outs_rt = list(got.values())
                 for i, r in enumerate(refs):
                     err = compare(np.asarray(outs_rt[i]), r)

@@ -86,7 +86,7 @@ def run_clinfer(clinfer_run, xml, manifest, golden_dir, tolerance, tmp):
 def run_openvino(xml, manifest, golden_dir, tolerance):
     core = ov.Core()
     model = core.read_model(xml)
-    compiled = core.compile_model(model, "CPU")
+    compiled = core.compile_model(model, "CPU", ir_venv.F32)
     feeds = {}
     for spec in manifest["inputs"]:
         feeds[spec["name"]] = np.load(os.path.normpath(os.path.join(golden_dir, spec["file"])))

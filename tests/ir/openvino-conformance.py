@@ -171,7 +171,7 @@ def ir_input_names(onnx_names, ov_model):
 
 def openvino_matches(core, ir_model, test_dir, input_names):
     """Whether OpenVINO's CPU plugin gives the expected outputs on the IR."""
-    compiled = core.compile_model(ir_model, "CPU")
+    compiled = core.compile_model(ir_model, "CPU", ir_venv.F32)
     for s in sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_")):
         folder = os.path.join(test_dir, s)
         feeds = {name: numpy_helper.to_array(t)

@@ -33,6 +33,20 @@ clinfer_cpu_isa_supported (ClinferCpuIsa isa)
   return machine_supports (isa);
 }
 
+gboolean
+clinfer_cpu_avx512_half_rate (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init ();
+  /* AMD family 19h (Zen 4) runs a 512-bit operation as two 256-bit halves
+   * on its 256-bit units: AVX-512 gives the FMA throughput of AVX2. */
+  return __builtin_cpu_is ("amd") && __builtin_cpu_is ("amdfam19h")
+      && machine_supports (CLINFER_CPU_ISA_AVX512);
+#else
+  return FALSE;
+#endif
+}
+
 const char *
 clinfer_cpu_isa_name (ClinferCpuIsa isa)
 {

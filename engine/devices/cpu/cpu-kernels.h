@@ -19,6 +19,9 @@ ClinferCpuIsa clinfer_cpu_isa_detect (void);
 /* TRUE when the machine can run @isa. */
 gboolean clinfer_cpu_isa_supported (ClinferCpuIsa isa);
 const char *clinfer_cpu_isa_name (ClinferCpuIsa isa);
+/* TRUE on CPUs whose AVX-512 has no more FMA throughput than AVX2 (the
+ * 512-bit operations split in two: AMD Zen 4). */
+gboolean clinfer_cpu_avx512_half_rate (void);
 
 typedef struct _ClinferCpuKernel ClinferCpuKernel;
 struct _ClinferCpuKernel {

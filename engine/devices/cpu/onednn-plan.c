@@ -590,6 +590,73 @@ resize_slots (ClinferOnednnPlan *oplan)
   clinfer_plan_assign_memory (plan);
 }
 
+/* Multiply-adds of the claimed convs of at least 4096 output pixels (the
+ * ones whose time the multiply-adds set; smaller ones are bound by
+ * per-call and per-row costs, where the AVX-512 kernels' 32 registers win)
+ * with their channels rounded up to blocks of @b (an input of up to 4
+ * channels is read plain). */
+static double
+padded_conv_work (const ClinferPlan *plan, const gboolean *claimed,
+    const OnednnOpKind *kinds, int64_t b)
+{
+  double work = 0;
+
+  for (guint i = 0; i < plan->steps->len; i++) {
+    const ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    const ClinferConvParams *p = st->node->op_data;
+    const ClinferShape *x, *w, *y;
+    int64_t ic, oc, g;
+
+    if (!claimed[i] || kinds[i] != ONEDNN_OP_CONV || p == NULL)
+      continue;
+    x = &clinfer_node_input_desc (st->node, 0)->shape;
+    w = &clinfer_node_input_desc (st->node, 1)->shape;
+    y = &st->node->outputs[0].shape;
+    if (x->rank != 4 || w->rank != 4 || y->rank != 4
+        || y->dims[2] * y->dims[3] < 4096)
+      continue;
+    ic = x->dims[1];
+    oc = y->dims[1];
+    g = MAX (p->group, 1);
+    if (ic > 4)
+      ic = (ic + b - 1) / b * b;
+    oc = (oc + b - 1) / b * b;
+    /* Depthwise: one multiply-add per output channel and tap. */
+    work += (double) (g == x->dims[1] && w->dims[1] == 1 ? 1 : ic / g) * oc
+        * y->dims[2] * y->dims[3] * w->dims[2] * w->dims[3];
+  }
+  return work;
+}
+
+/* The channel block of the blocked layouts: 16 with AVX-512, 8 with AVX2.
+ * Where AVX-512 runs at AVX2's rate (Zen 4) the wider block only adds the
+ * zero channels it pads (BlazeFace's 24 channels become 32): the model
+ * takes 8 when the 16-channel rounding adds more than a fifth to its large
+ * convs' multiply-adds (BlazeFace 1.4-1.6x, PP-OCRv4 det 1.26x: 10-18%
+ * faster with 8 on Zen 4; the OCR classifier and recogniser, with no such
+ * convs, run 4-20% faster with 16; docs/performance.md).
+ * CLINFER_CPU_BLOCK=8 or 16 overrides. */
+#define CLINFER_BLOCK8_GAIN 1.2
+static dnnl_format_tag_t
+choose_block (ClinferCpuIsa isa, const ClinferPlan *plan,
+    const gboolean *claimed, const OnednnOpKind *kinds)
+{
+  const char *env = g_getenv ("CLINFER_CPU_BLOCK");
+  double w8, w16;
+
+  if (isa < CLINFER_CPU_ISA_AVX512)
+    return dnnl_nChw8c;
+  if (env != NULL && strcmp (env, "8") == 0)
+    return dnnl_nChw8c;
+  if (env != NULL && strcmp (env, "16") == 0)
+    return dnnl_nChw16c;
+  if (!clinfer_cpu_avx512_half_rate ())
+    return dnnl_nChw16c;
+  w8 = padded_conv_work (plan, claimed, kinds, 8);
+  w16 = padded_conv_work (plan, claimed, kinds, 16);
+  return w8 > 0 && w16 > CLINFER_BLOCK8_GAIN * w8 ? dnnl_nChw8c : dnnl_nChw16c;
+}
+
 ClinferOnednnPlan *
 clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
     const char *origin, GError **error)
@@ -614,9 +681,11 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   oplan->fused_into = g_new (int, MAX (n, 1));
   oplan->blocked = g_new0 (gboolean, MAX (plan->slots->len, 1));
   oplan->steps = g_array_new (FALSE, TRUE, sizeof (OnednnStep));
-  oplan->block_tag = device->isa >= CLINFER_CPU_ISA_AVX512 ? dnnl_nChw16c
-      : dnnl_nChw8c;
-  oplan->isa = device->isa;
+  oplan->block_tag = choose_block (device->isa, plan, claimed, kinds);
+  /* clinfer's own blocked kernels (max pool, pad, depthwise + 1x1) take
+   * the ISA whose vector matches the block. */
+  oplan->isa = oplan->block_tag == dnnl_nChw8c
+      ? MIN (device->isa, CLINFER_CPU_ISA_AVX2) : device->isa;
   oplan->engine = clinfer_onednn_engine (&local);
   fuse_post_ops (oplan, claimed, kinds);
   fuse_dw_pw (oplan, claimed, kinds);
