@@ -34,6 +34,11 @@ medians, in milliseconds per inference.
   Python around InferRequest.infer().
 The Python-timed runtimes include a few microseconds of Python call overhead.
 
+Before each 2-thread round it runs build/benchmarks/clinfer-core-latency (the
+round trip of a cache line between the first two CPUs; on a virtual machine
+it can change while the machine runs, and 2-thread latency with it) and
+prints the values beside the row.
+
 Prints a markdown table (paste it into docs/performance.md) plus the CPU model
 from /proc/cpuinfo and the ISA clinfer's CPU kernels would pick (avx512f >
 avx2 > generic). Exit status 1 when a runtime failed.
@@ -199,6 +204,25 @@ class OpenVinoRunner:
         return median_ms(self.request.infer, iterations, warmup)
 
 
+def core_latency_tool(binary):
+    """build/benchmarks/clinfer-core-latency beside BUILD/engine/tools/clinfer-benchmark."""
+    if binary is None:
+        return None
+    build = os.path.dirname(os.path.dirname(os.path.dirname(binary)))
+    tool = os.path.join(build, "benchmarks", "clinfer-core-latency")
+    return tool if os.access(tool, os.X_OK) else None
+
+
+def core_roundtrip_ns(tool):
+    """The CPU-to-CPU round trip now (ns), or None."""
+    if tool is None:
+        return None
+    proc = subprocess.run([tool], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          universal_newlines=True)
+    match = re.match(r"^core_roundtrip_ns=([0-9.]+)$", proc.stdout.strip())
+    return float(match.group(1)) if proc.returncode == 0 and match else None
+
+
 def fmt(value):
     return "%.3f" % value if isinstance(value, float) else value
 
@@ -233,6 +257,7 @@ def main():
                      "(meson setup build && ninja -C build) or pass --clinfer-benchmark"
                      % ", ".join(candidates))
         binary = os.path.abspath(binary)
+    latency_tool = core_latency_tool(binary)
     use_ov = ov is not None and not args.no_openvino
     threads_list = [int(t) for t in args.threads.split(",")]
     model_keys = [m.strip() for m in args.models.split(",")]
@@ -278,7 +303,12 @@ def main():
                 if use_ov:
                     runners.append(OpenVinoRunner(model, inp.name, data, threads))
                 rounds = {r.name: [] for r in runners}
+                trips = []
                 for _ in range(args.rounds):
+                    if threads > 1:
+                        trip = core_roundtrip_ns(latency_tool)
+                        if trip is not None:
+                            trips.append(trip)
                     for runner in runners:
                         if runner.name in medians:  # failed earlier
                             continue
@@ -295,18 +325,23 @@ def main():
                        "clinfer_ms": medians.get("clinfer", "n/a"),
                        "ort_ms": medians.get("ORT", "n/a"),
                        "openvino_ms": medians.get("OpenVINO", "n/a"),
-                       "rounds": rounds}
+                       "rounds": rounds, "core_roundtrip_ns": trips}
                 results.append(row)
-                print("%s threads=%d: %s" % (row["model"], threads, ", ".join(
-                    "%s %s ms" % (n, fmt(v)) for n, v in medians.items())), flush=True)
+                print("%s threads=%d: %s%s" % (row["model"], threads, ", ".join(
+                    "%s %s ms" % (n, fmt(v)) for n, v in medians.items()),
+                    "; core round trip %s ns" % "/".join("%.0f" % t for t in trips)
+                    if trips else ""), flush=True)
 
-    print("\n| model | threads | clinfer ms | ORT ms | OpenVINO ms | clinfer/ORT | clinfer/OpenVINO |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("\n| model | threads | clinfer ms | ORT ms | OpenVINO ms | clinfer/ORT | clinfer/OpenVINO "
+          "| core round trip ns |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in results:
-        print("| %s | %d | %s | %s | %s | %s | %s |" % (
+        trips = row["core_roundtrip_ns"]
+        print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
             row["model"], row["threads"], fmt(row["clinfer_ms"]), fmt(row["ort_ms"]),
             fmt(row["openvino_ms"]), ratio(row["clinfer_ms"], row["ort_ms"]),
-            ratio(row["clinfer_ms"], row["openvino_ms"])))
+            ratio(row["clinfer_ms"], row["openvino_ms"]),
+            "%.0f-%.0f" % (min(trips), max(trips)) if trips else "-"))
     print("\nCPU: %s; clinfer ISA: %s; %d usable CPUs; ratios < 1 mean clinfer is faster."
           % (cpu_model, isa, usable_cpus()))
     if args.json:
