@@ -148,16 +148,18 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
   }
 }
 
-/* Asks for the cache lines of frame row @row that columns [@u, @u + 8)
- * read, so they arrive while this row is being computed. */
+/* Asks for the cache lines of frame row @row that the 8 columns from
+ * @offset read, so they arrive while this row is being computed: a fixed
+ * @n_lines (prefetch_lines, worked out per caps) from the line of the
+ * first read, so the loop has no address arithmetic beyond that. */
 static inline void
-prefetch_columns (const guint8 * row, const gint32 * off, gint u)
+prefetch_columns (const guint8 * row, gint32 offset, gint n_lines)
 {
-  guintptr a = ((guintptr) (row + off[u])) & ~(guintptr) 63;
-  guintptr e = (guintptr) (row + off[u + 7] + 8);
+  const guint8 *a = row + offset - ((guintptr) (row + offset) & 63);
+  gint k;
 
-  for (; a < e; a += 64)
-    _mm_prefetch ((const char *) a, _MM_HINT_T0);
+  for (k = 0; k < n_lines; k++)
+    _mm_prefetch ((const char *) (a + 64 * k), _MM_HINT_T0);
 }
 
 /* R, G, B (0..255) of 8 columns from @u. Always inlined with a constant
@@ -227,6 +229,7 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
   /* NHWC: channel_offset is the model channel of R, G, B. */
   const gboolean bgr = self->channel_offset[0] == 2;
   const gint end = self->simd_end;
+  const gint n_lines = self->prefetch_lines;
   __m256 fy = _mm256_set1_ps (self->ytaps[v].f);
   __m256 inv[3], bias[3];
   __m256i mask[3];
@@ -247,8 +250,8 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
     __m256 rgb[3];
 
     if (next != NULL) {
-      prefetch_columns (next->p[0], self->x_offset, u);
-      prefetch_columns (next->p[1], self->x_offset, u);
+      prefetch_columns (next->p[0], self->x_offset[u], n_lines);
+      prefetch_columns (next->p[1], self->x_offset[u], n_lines);
     }
     columns_rgb (self, family, rows, mask, u, fy, rgb);
     for (c = 0; c < 3; c++)

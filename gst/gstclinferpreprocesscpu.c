@@ -116,6 +116,22 @@ set_simd_mask (guint8 mask[32], gint first, gint second)
     mask[i + 12] = 8 + second;
   }
 }
+
+/* Cache lines that the reads of 8 columns from any of the SIMD groups can
+ * touch in a frame row, for any alignment of the row: the span of the
+ * reads, rounded up to lines, plus one for a span straddling a line. */
+static gint
+simd_prefetch_lines (const GstClinferPreprocessCpu * self)
+{
+  gint u, n = 1;
+
+  for (u = self->simd_begin; u < self->simd_end; u += 8) {
+    gint64 span = (gint64) self->x_offset[u + 7] + 8 - self->x_offset[u];
+
+    n = MAX (n, (gint) ((span + 62) / 64) + 1);
+  }
+  return n;
+}
 #endif
 
 /* Tables of the AVX2 rows: the model columns, from the first of the frame
@@ -179,6 +195,7 @@ setup_simd (GstClinferPreprocessCpu * self)
         set_simd_mask (self->simd_mask[c], 0, 1);
       break;
   }
+  self->prefetch_lines = simd_prefetch_lines (self);
 #endif
 }
 

@@ -61,6 +61,10 @@ typedef struct
   gint32 *x_offset, *c_offset;
   gfloat *x_weight, *c_weight;
   guint8 simd_mask[3][32];
+  /* Cache lines of one frame row that 8 columns' reads can touch, at
+   * most, wherever the row starts: the AVX2 rows prefetch that many
+   * lines of the next model row's frame rows per group of 8 columns. */
+  gint prefetch_lines;
 } GstClinferPreprocessCpu;
 
 /* TRUE when this machine (and CLINFER_CPU_ISA, as for the engine) allows
