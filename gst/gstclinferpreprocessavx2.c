@@ -5,8 +5,12 @@
  * sample (R, G, B or Y, U, V) picks both taps' bytes as 32-bit words, and
  * the bilinear blend, YUV conversion and mean/scale run on 8 floats, stored
  * as 8 contiguous values per NCHW plane or 24 interleaved NHWC values (f32;
- * f16 and u8 value by value). Compiled with -mavx2 -mfma and only called
- * after gst_clinfer_preprocess_avx2_available() said yes. Same arithmetic
+ * f16 and u8 value by value). Packed RGB frames into NHWC f32 (BlazeFace
+ * and most TFLite-born models) have rows of their own, row_packed_nhwc(),
+ * which compute the 24 interleaved values where they are stored instead
+ * of transposing 3 x 8 channel values. Compiled with -mavx2 -mfma and
+ * only called after gst_clinfer_preprocess_avx2_available() said yes.
+ * Same arithmetic
  * as the portable loop of gstclinferpreprocesscpu.c (YUV interpolated,
  * then converted), up to rounding. (vpgatherdq for the 8-byte reads was
  * slower on AMD Zen 3: see docs/performance.md.)
@@ -280,6 +284,85 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
   }
 }
 
+/* Packed RGB to NHWC f32: the 8-byte reads of 8 columns of one frame
+ * row as the three registers of the packed rows (see setup_packed_nhwc():
+ * column pairs (0, 1), (1, 2) | (2, 3), (4, 5) | (5, 6), (6, 7)), then
+ * both taps of each of the 24 values blended horizontally: @h[r] holds
+ * values 8 r to 8 r + 7 of the group, in output order. */
+static inline void
+packed_taps (const guint8 * row, const gint32 * off,
+    const __m256i mask[3][2], const __m256 fx[3], __m256 h[3])
+{
+  __m128i c01 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[0]),
+      _mm_loadu_si64 (row + off[1]));
+  __m128i c23 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[2]),
+      _mm_loadu_si64 (row + off[3]));
+  __m128i c45 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[4]),
+      _mm_loadu_si64 (row + off[5]));
+  __m128i c67 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[6]),
+      _mm_loadu_si64 (row + off[7]));
+  __m256i q[3];
+  gint r;
+
+  q[0] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (c01),
+      _mm_alignr_epi8 (c23, c01, 8), 1);
+  q[1] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (c23), c45, 1);
+  q[2] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (_mm_alignr_epi8
+          (c67, c45, 8)), c67, 1);
+  for (r = 0; r < 3; r++) {
+    __m256 t0 = _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (q[r], mask[r][0]));
+    __m256 t1 = _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (q[r], mask[r][1]));
+
+    h[r] = _mm256_fmadd_ps (fx[r], _mm256_sub_ps (t1, t0), t0);
+  }
+}
+
+/* Columns [simd_begin, simd_end) of model row @v, packed RGB frames into
+ * NHWC f32: each value computed in its place in the output, so no
+ * transpose; the same operations per value as row_family() (horizontal
+ * blend, vertical blend, one FMA for mean and scale), hence the same
+ * bytes. */
+static void
+row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
+    const Rows * next, gint v, gfloat * data)
+{
+  const gint end = self->simd_end;
+  const gint n_lines = self->prefetch_lines;
+  const gint32 *x_offset = self->x_offset;
+  const gfloat *weight = self->nhwc_weight;
+  const guint8 *top = rows->p[0], *bottom = rows->p[1];
+  __m256 fy = _mm256_set1_ps (self->ytaps[v].f);
+  __m256 inv[3], bias[3];
+  __m256i mask[3][2];
+  gfloat *out;
+  gint r, u;
+
+  for (r = 0; r < 3; r++) {
+    mask[r][0] = _mm256_loadu_si256 ((const __m256i *) self->nhwc_mask[r][0]);
+    mask[r][1] = _mm256_loadu_si256 ((const __m256i *) self->nhwc_mask[r][1]);
+    inv[r] = _mm256_loadu_ps (self->nhwc_inv + 8 * r);
+    bias[r] = _mm256_loadu_ps (self->nhwc_bias + 8 * r);
+  }
+  out = data + ((gsize) v * self->parent.config.width + self->simd_begin) * 3;
+  for (u = self->simd_begin; u < end; u += 8, out += 24) {
+    __m256 fx[3], h0[3], h1[3];
+
+    if (next != NULL) {
+      prefetch_columns (next->p[0], x_offset[u], n_lines);
+      prefetch_columns (next->p[1], x_offset[u], n_lines);
+    }
+    for (r = 0; r < 3; r++)
+      fx[r] = _mm256_loadu_ps (weight + 3 * u + 8 * r);
+    packed_taps (top, x_offset + u, mask, fx, h0);
+    packed_taps (bottom, x_offset + u, mask, fx, h1);
+    for (r = 0; r < 3; r++) {
+      __m256 p = _mm256_fmadd_ps (fy, _mm256_sub_ps (h1[r], h0[r]), h0[r]);
+
+      _mm256_storeu_ps (out + 8 * r, _mm256_fmadd_ps (p, inv[r], bias[r]));
+    }
+  }
+}
+
 void
 gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
     const GstVideoFrame * frame, gint v, gpointer data)
@@ -295,6 +378,10 @@ gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
   if (next_tap != NULL && next_tap->i0 >= 0) {
     get_rows (self, frame, next_tap, &next_rows);
     next = &next_rows;
+  }
+  if (self->packed_nhwc) {
+    row_packed_nhwc (self, &rows, next, v, data);
+    return;
   }
   switch (self->family) {
     case FAMILY_PACKED_RGB:
