@@ -156,7 +156,7 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
  * @offset read, so they arrive while this row is being computed: a fixed
  * @n_lines (prefetch_lines, worked out per caps) from the line of the
  * first read, so the loop has no address arithmetic beyond that. */
-static inline void
+static G_ALWAYS_INLINE inline void
 prefetch_columns (const guint8 * row, gint32 offset, gint n_lines)
 {
   const guint8 *a = row + offset - ((guintptr) (row + offset) & 63);
@@ -321,16 +321,20 @@ packed_taps (const guint8 * row, const gint32 * off,
  * NHWC f32: each value computed in its place in the output, so no
  * transpose; the same operations per value as row_family() (horizontal
  * blend, vertical blend, one FMA for mean and scale), hence the same
- * bytes. */
-static void
-row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
-    const Rows * next, gint v, gfloat * data)
+ * bytes. Always inlined with a constant @n_lines where it is small, so
+ * the prefetches unroll. */
+static G_ALWAYS_INLINE inline void
+row_packed_nhwc_lines (const GstClinferPreprocessCpu * self,
+    const Rows * rows, const Rows * next, gint v, gfloat * data, gint n_lines)
 {
   const gint end = self->simd_end;
-  const gint n_lines = self->prefetch_lines;
   const gint32 *x_offset = self->x_offset;
   const gfloat *weight = self->nhwc_weight;
   const guint8 *top = rows->p[0], *bottom = rows->p[1];
+  /* The last model row prefetches its own rows again: harmless, and the
+   * loop needs no test. */
+  const guint8 *next_top = next != NULL ? next->p[0] : top;
+  const guint8 *next_bottom = next != NULL ? next->p[1] : bottom;
   __m256 fy = _mm256_set1_ps (self->ytaps[v].f);
   __m256 inv[3], bias[3];
   __m256i mask[3][2];
@@ -347,10 +351,8 @@ row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
   for (u = self->simd_begin; u < end; u += 8, out += 24) {
     __m256 fx[3], h0[3], h1[3];
 
-    if (next != NULL) {
-      prefetch_columns (next->p[0], x_offset[u], n_lines);
-      prefetch_columns (next->p[1], x_offset[u], n_lines);
-    }
+    prefetch_columns (next_top, x_offset[u], n_lines);
+    prefetch_columns (next_bottom, x_offset[u], n_lines);
     for (r = 0; r < 3; r++)
       fx[r] = _mm256_loadu_ps (weight + 3 * u + 8 * r);
     packed_taps (top, x_offset + u, mask, fx, h0);
@@ -360,6 +362,42 @@ row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
 
       _mm256_storeu_ps (out + 8 * r, _mm256_fmadd_ps (p, inv[r], bias[r]));
     }
+  }
+}
+
+static void
+row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
+    const Rows * next, gint v, gfloat * data)
+{
+  switch (self->prefetch_lines) {
+    case 1:
+      row_packed_nhwc_lines (self, rows, next, v, data, 1);
+      break;
+    case 2:
+      row_packed_nhwc_lines (self, rows, next, v, data, 2);
+      break;
+    case 3:
+      row_packed_nhwc_lines (self, rows, next, v, data, 3);
+      break;
+    case 4:
+      row_packed_nhwc_lines (self, rows, next, v, data, 4);
+      break;
+    case 5:
+      row_packed_nhwc_lines (self, rows, next, v, data, 5);
+      break;
+    case 6:
+      row_packed_nhwc_lines (self, rows, next, v, data, 6);
+      break;
+    case 7:
+      row_packed_nhwc_lines (self, rows, next, v, data, 7);
+      break;
+    case 8:
+      row_packed_nhwc_lines (self, rows, next, v, data, 8);
+      break;
+    default:
+      row_packed_nhwc_lines (self, rows, next, v, data,
+          self->prefetch_lines);
+      break;
   }
 }
 
