@@ -1,5 +1,5 @@
 /* Times the CPU pre-processing of the clinfer element in process, without
- * a pipeline: 1280x720 BGRx frames into the BlazeFace input (NHWC f32
+ * a pipeline: 1280x720 (or --width x --height) BGRx frames into the BlazeFace input (NHWC f32
  * [1, 128, 128, 3], stretch, mean and scale 127.5, one thread), thread CPU
  * time per frame, the general AVX2 rows (row_family()) against the packed
  * RGB to NHWC rows, rounds alternating, minimum per path. With --model
@@ -11,6 +11,7 @@
  * (untimed) instead. Fails when the two paths' outputs differ.
  *
  *   preprocess-bench [--frames N] [--rounds R] [--model M] [--evict-kb K]
+ *       [--width W] [--height H]
  *
  * Registered as a meson benchmark: meson test -C build --benchmark
  * --suite element. */
@@ -111,12 +112,17 @@ int
 main (int argc, char **argv)
 {
   gint n_frames = 1000, n_rounds = 5, evict_kb = -1, r, path;
+  gint width = 1280, height = 720;
   g_autofree gchar *model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "frames per round", "N"},
     {"rounds", 'r', 0, G_OPTION_ARG_INT, &n_rounds, "rounds per path", "R"},
     {"model", 'm', 0, G_OPTION_ARG_FILENAME, &model,
         "infer each frame with this model (input: NHWC f32 128x128x3)", "M"},
+    {"width", 'w', 0, G_OPTION_ARG_INT, &width,
+        "frame width (default 1280; a small frame stays in cache: the "
+        "rows' own cost)", "W"},
+    {"height", 'h', 0, G_OPTION_ARG_INT, &height, "frame height (720)", "H"},
     {"evict-kb", 'e', 0, G_OPTION_ARG_INT, &evict_kb,
         "KiB written between frames (default: 4096 without a model, else 0)",
         "K"},
@@ -139,12 +145,13 @@ main (int argc, char **argv)
     g_printerr ("%s\n", error->message);
     return 2;
   }
-  if (n_frames < 1 || n_rounds < 1) {
-    g_printerr ("--frames and --rounds must be positive\n");
+  if (n_frames < 1 || n_rounds < 1 || width < 1 || height < 1) {
+    g_printerr ("--frames, --rounds, --width and --height must be "
+        "positive\n");
     return 2;
   }
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 1280, 720);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, width, height);
   b.frame = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
   gst_buffer_map (b.frame, &map, GST_MAP_WRITE);
   for (i = 0; i < map.size; i++)
@@ -188,10 +195,10 @@ main (int argc, char **argv)
     }
   }
 
-  printf ("1280x720 BGRx -> NHWC f32 128x128, %d frames x %d rounds, %s, "
+  printf ("%dx%d BGRx -> NHWC f32 128x128, %d frames x %d rounds, %s, "
       "%d KiB evicted between frames; thread CPU us per frame, min over "
-      "rounds\n", n_frames, n_rounds, model != NULL ? model : "no model",
-      evict_kb);
+      "rounds\n", width, height, n_frames, n_rounds,
+      model != NULL ? model : "no model", evict_kb);
   for (path = first; path <= last; path++) {
     printf ("%-18s pre-processing %6.2f", path_names[path],
         path == PATH_NONE ? 0.0 : pre[path]);
