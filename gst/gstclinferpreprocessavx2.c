@@ -284,31 +284,42 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
   }
 }
 
+/* The 8 bytes at @p in each 64-bit word: vpbroadcastq from memory is a
+ * load alone, no shuffle. */
+static inline __m256i
+broadcast_column (const guint8 * p)
+{
+  gint64 x;
+
+  memcpy (&x, p, sizeof (x));
+  return _mm256_set1_epi64x (x);
+}
+
 /* Packed RGB to NHWC f32: the 8-byte reads of 8 columns of one frame
  * row as the three registers of the packed rows (see setup_packed_nhwc():
- * column pairs (0, 1), (1, 2) | (2, 3), (4, 5) | (5, 6), (6, 7)), then
- * both taps of each of the 24 values blended horizontally: @h[r] holds
- * values 8 r to 8 r + 7 of the group, in output order. */
+ * column pairs (0, 1), (1, 2) | (2, 3), (4, 5) | (5, 6), (6, 7)), put
+ * together from broadcast reads by blends, which unlike shuffles run on
+ * every vector pipe; then both taps of each of the 24 values blended
+ * horizontally: @h[r] holds values 8 r to 8 r + 7 of the group, in
+ * output order. */
 static inline void
 packed_taps (const guint8 * row, const gint32 * off,
     const __m256i mask[3][2], const __m256 fx[3], __m256 h[3])
 {
-  __m128i c01 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[0]),
-      _mm_loadu_si64 (row + off[1]));
-  __m128i c23 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[2]),
-      _mm_loadu_si64 (row + off[3]));
-  __m128i c45 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[4]),
-      _mm_loadu_si64 (row + off[5]));
-  __m128i c67 = _mm_unpacklo_epi64 (_mm_loadu_si64 (row + off[6]),
-      _mm_loadu_si64 (row + off[7]));
+  __m256i b2 = broadcast_column (row + off[2]);
+  __m256i b5 = broadcast_column (row + off[5]);
   __m256i q[3];
   gint r;
 
-  q[0] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (c01),
-      _mm_alignr_epi8 (c23, c01, 8), 1);
-  q[1] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (c23), c45, 1);
-  q[2] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (_mm_alignr_epi8
-          (c67, c45, 8)), c67, 1);
+  /* 32-bit blend masks: 0x3c takes 64-bit words 1 and 2, 0x0c word 1,
+   * 0x30 word 2, 0xc0 word 3. */
+  q[0] = _mm256_blend_epi32 (_mm256_blend_epi32 (broadcast_column (row
+              + off[0]), broadcast_column (row + off[1]), 0x3c), b2, 0xc0);
+  q[1] = _mm256_blend_epi32 (_mm256_blend_epi32 (_mm256_blend_epi32 (b2,
+              broadcast_column (row + off[3]), 0x0c),
+          broadcast_column (row + off[4]), 0x30), b5, 0xc0);
+  q[2] = _mm256_blend_epi32 (_mm256_blend_epi32 (b5, broadcast_column (row
+              + off[6]), 0x3c), broadcast_column (row + off[7]), 0xc0);
   for (r = 0; r < 3; r++) {
     __m256 t0 = _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (q[r], mask[r][0]));
     __m256 t1 = _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (q[r], mask[r][1]));
