@@ -3,7 +3,8 @@
  * BlazeFace input (NHWC f32 [1, 128, 128, 3], stretch, mean and scale
  * 127.5, one thread), thread CPU time per frame, the general AVX2 rows
  * (row_family()) against the packed RGB to NHWC rows, rounds alternating,
- * minimum per path. With --model (the benchmark's default: BlazeFace)
+ * minimum per path (many short rounds: the minimum sheds other processes'
+ * noise on a loaded machine). With --model (the benchmark's default: BlazeFace)
  * each frame is then inferred, one thread, as in the element, and a third
  * path infers without pre-processing: the inference time after each path,
  * minus that one, is what the frame lines pulled through the caches cost
@@ -112,7 +113,7 @@ make_request (const gchar * path, ClinferTensor * input, GError ** error)
 int
 main (int argc, char **argv)
 {
-  gint n_frames = 1000, n_rounds = 5, evict_kb = -1, r, path;
+  gint n_frames = 200, n_rounds = 25, evict_kb = -1, r, path;
   gint width = 1280, height = 720;
   g_autofree gchar *model = NULL;
   GOptionEntry entries[] = {
