@@ -3,14 +3,14 @@
  * BlazeFace input (NHWC f32 [1, 128, 128, 3], stretch, mean and scale
  * 127.5, one thread), thread CPU time per frame, the general AVX2 rows
  * (row_family()) against the packed RGB to NHWC rows, rounds alternating,
- * minimum per path (many short rounds: the minimum sheds other processes'
- * noise on a loaded machine). With --model (the benchmark's default: BlazeFace)
- * each frame is then inferred, one thread, as in the element, and a third
- * path infers without pre-processing: the inference time after each path,
- * minus that one, is what the frame lines pulled through the caches cost
- * the inference. Without a model a buffer larger than L2 is written
- * between frames (untimed) instead. Fails when the two paths' outputs
- * differ.
+ * minimum per path (many short rounds: the minimum sheds other
+ * processes' noise on a loaded machine). With --model (the benchmark's
+ * default: BlazeFace) each frame is then inferred, one thread, as in the
+ * element, and a third path infers without pre-processing: the inference
+ * time after each path, minus that one, is what the frame lines pulled
+ * through the caches cost the inference. Without a model a buffer larger
+ * than L2 is written between frames (untimed) instead. Fails when the two
+ * paths' outputs differ.
  *
  *   preprocess-bench [--frames N] [--rounds R] [--model M] [--evict-kb K]
  *       [--width W] [--height H]
