@@ -5,8 +5,12 @@
  * sample (R, G, B or Y, U, V) picks both taps' bytes as 32-bit words, and
  * the bilinear blend, YUV conversion and mean/scale run on 8 floats, stored
  * as 8 contiguous values per NCHW plane or 24 interleaved NHWC values (f32;
- * f16 and u8 value by value). Compiled with -mavx2 -mfma and only called
- * after gst_clinfer_preprocess_avx2_available() said yes. Same arithmetic
+ * f16 and u8 value by value). Packed RGB frames into NHWC f32 (BlazeFace
+ * and most TFLite-born models) have rows of their own, row_packed_nhwc(),
+ * which compute the 24 interleaved values where they are stored instead
+ * of transposing 3 x 8 channel values. Compiled with -mavx2 -mfma and
+ * only called after gst_clinfer_preprocess_avx2_available() said yes.
+ * Same arithmetic
  * as the portable loop of gstclinferpreprocesscpu.c (YUV interpolated,
  * then converted), up to rounding. (vpgatherdq for the 8-byte reads was
  * slower on AMD Zen 3: see docs/performance.md.)
@@ -148,16 +152,18 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
   }
 }
 
-/* Asks for the cache lines of frame row @row that columns [@u, @u + 8)
- * read, so they arrive while this row is being computed. */
-static inline void
-prefetch_columns (const guint8 * row, const gint32 * off, gint u)
+/* Asks for the cache lines of frame row @row that the 8 columns from
+ * @offset read, so they arrive while this row is being computed: a fixed
+ * @n_lines (prefetch_lines, worked out per caps) from the line of the
+ * first read, so the loop has no address arithmetic beyond that. */
+static G_ALWAYS_INLINE inline void
+prefetch_columns (const guint8 * row, gint32 offset, gint n_lines)
 {
-  guintptr a = ((guintptr) (row + off[u])) & ~(guintptr) 63;
-  guintptr e = (guintptr) (row + off[u + 7] + 8);
+  const guint8 *a = row + offset - ((guintptr) (row + offset) & 63);
+  gint k;
 
-  for (; a < e; a += 64)
-    _mm_prefetch ((const char *) a, _MM_HINT_T0);
+  for (k = 0; k < n_lines; k++)
+    _mm_prefetch ((const char *) (a + 64 * k), _MM_HINT_T0);
 }
 
 /* R, G, B (0..255) of 8 columns from @u. Always inlined with a constant
@@ -227,6 +233,7 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
   /* NHWC: channel_offset is the model channel of R, G, B. */
   const gboolean bgr = self->channel_offset[0] == 2;
   const gint end = self->simd_end;
+  const gint n_lines = self->prefetch_lines;
   __m256 fy = _mm256_set1_ps (self->ytaps[v].f);
   __m256 inv[3], bias[3];
   __m256i mask[3];
@@ -247,8 +254,8 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
     __m256 rgb[3];
 
     if (next != NULL) {
-      prefetch_columns (next->p[0], self->x_offset, u);
-      prefetch_columns (next->p[1], self->x_offset, u);
+      prefetch_columns (next->p[0], self->x_offset[u], n_lines);
+      prefetch_columns (next->p[1], self->x_offset[u], n_lines);
     }
     columns_rgb (self, family, rows, mask, u, fy, rgb);
     for (c = 0; c < 3; c++)
@@ -277,6 +284,134 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
   }
 }
 
+/* The 8 bytes at @p in each 64-bit word: vpbroadcastq from memory is a
+ * load alone, no shuffle. */
+static inline __m256i
+broadcast_column (const guint8 * p)
+{
+  gint64 x;
+
+  memcpy (&x, p, sizeof (x));
+  return _mm256_set1_epi64x (x);
+}
+
+/* Packed RGB to NHWC f32: the 8-byte reads of 8 columns of one frame
+ * row as the three registers of the packed rows (see setup_packed_nhwc():
+ * column pairs (0, 1), (1, 2) | (2, 3), (4, 5) | (5, 6), (6, 7)), put
+ * together from broadcast reads by blends, which unlike shuffles run on
+ * every vector pipe; then both taps of each of the 24 values blended
+ * horizontally: @h[r] holds values 8 r to 8 r + 7 of the group, in
+ * output order. */
+static inline void
+packed_taps (const guint8 * row, const gint32 * off,
+    const __m256i mask[3][2], const __m256 fx[3], __m256 h[3])
+{
+  __m256i b2 = broadcast_column (row + off[2]);
+  __m256i b5 = broadcast_column (row + off[5]);
+  __m256i q[3];
+  gint r;
+
+  /* 32-bit blend masks: 0x3c takes 64-bit words 1 and 2, 0x0c word 1,
+   * 0x30 word 2, 0xc0 word 3. */
+  q[0] = _mm256_blend_epi32 (_mm256_blend_epi32 (broadcast_column (row
+              + off[0]), broadcast_column (row + off[1]), 0x3c), b2, 0xc0);
+  q[1] = _mm256_blend_epi32 (_mm256_blend_epi32 (_mm256_blend_epi32 (b2,
+              broadcast_column (row + off[3]), 0x0c),
+          broadcast_column (row + off[4]), 0x30), b5, 0xc0);
+  q[2] = _mm256_blend_epi32 (_mm256_blend_epi32 (b5, broadcast_column (row
+              + off[6]), 0x3c), broadcast_column (row + off[7]), 0xc0);
+  for (r = 0; r < 3; r++) {
+    __m256 t0 = _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (q[r], mask[r][0]));
+    __m256 t1 = _mm256_cvtepi32_ps (_mm256_shuffle_epi8 (q[r], mask[r][1]));
+
+    h[r] = _mm256_fmadd_ps (fx[r], _mm256_sub_ps (t1, t0), t0);
+  }
+}
+
+/* Columns [simd_begin, simd_end) of model row @v, packed RGB frames into
+ * NHWC f32: each value computed in its place in the output, so no
+ * transpose; the same operations per value as row_family() (horizontal
+ * blend, vertical blend, one FMA for mean and scale), hence the same
+ * bytes. Always inlined with a constant @n_lines where it is small, so
+ * the prefetches unroll. */
+static G_ALWAYS_INLINE inline void
+row_packed_nhwc_lines (const GstClinferPreprocessCpu * self,
+    const Rows * rows, const Rows * next, gint v, gfloat * data, gint n_lines)
+{
+  const gint end = self->simd_end;
+  const gint32 *x_offset = self->x_offset;
+  const gfloat *weight = self->nhwc_weight;
+  const guint8 *top = rows->p[0], *bottom = rows->p[1];
+  /* The last model row prefetches its own rows again: harmless, and the
+   * loop needs no test. */
+  const guint8 *next_top = next != NULL ? next->p[0] : top;
+  const guint8 *next_bottom = next != NULL ? next->p[1] : bottom;
+  __m256 fy = _mm256_set1_ps (self->ytaps[v].f);
+  __m256 inv[3], bias[3];
+  __m256i mask[3][2];
+  gfloat *out;
+  gint r, u;
+
+  for (r = 0; r < 3; r++) {
+    mask[r][0] = _mm256_loadu_si256 ((const __m256i *) self->nhwc_mask[r][0]);
+    mask[r][1] = _mm256_loadu_si256 ((const __m256i *) self->nhwc_mask[r][1]);
+    inv[r] = _mm256_loadu_ps (self->nhwc_inv + 8 * r);
+    bias[r] = _mm256_loadu_ps (self->nhwc_bias + 8 * r);
+  }
+  out = data + ((gsize) v * self->parent.config.width + self->simd_begin) * 3;
+  for (u = self->simd_begin; u < end; u += 8, out += 24) {
+    __m256 fx[3], h0[3], h1[3];
+
+    prefetch_columns (next_top, x_offset[u], n_lines);
+    prefetch_columns (next_bottom, x_offset[u], n_lines);
+    for (r = 0; r < 3; r++)
+      fx[r] = _mm256_loadu_ps (weight + 3 * u + 8 * r);
+    packed_taps (top, x_offset + u, mask, fx, h0);
+    packed_taps (bottom, x_offset + u, mask, fx, h1);
+    for (r = 0; r < 3; r++) {
+      __m256 p = _mm256_fmadd_ps (fy, _mm256_sub_ps (h1[r], h0[r]), h0[r]);
+
+      _mm256_storeu_ps (out + 8 * r, _mm256_fmadd_ps (p, inv[r], bias[r]));
+    }
+  }
+}
+
+static void
+row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
+    const Rows * next, gint v, gfloat * data)
+{
+  switch (self->prefetch_lines) {
+    case 1:
+      row_packed_nhwc_lines (self, rows, next, v, data, 1);
+      break;
+    case 2:
+      row_packed_nhwc_lines (self, rows, next, v, data, 2);
+      break;
+    case 3:
+      row_packed_nhwc_lines (self, rows, next, v, data, 3);
+      break;
+    case 4:
+      row_packed_nhwc_lines (self, rows, next, v, data, 4);
+      break;
+    case 5:
+      row_packed_nhwc_lines (self, rows, next, v, data, 5);
+      break;
+    case 6:
+      row_packed_nhwc_lines (self, rows, next, v, data, 6);
+      break;
+    case 7:
+      row_packed_nhwc_lines (self, rows, next, v, data, 7);
+      break;
+    case 8:
+      row_packed_nhwc_lines (self, rows, next, v, data, 8);
+      break;
+    default:
+      row_packed_nhwc_lines (self, rows, next, v, data,
+          self->prefetch_lines);
+      break;
+  }
+}
+
 void
 gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
     const GstVideoFrame * frame, gint v, gpointer data)
@@ -292,6 +427,10 @@ gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
   if (next_tap != NULL && next_tap->i0 >= 0) {
     get_rows (self, frame, next_tap, &next_rows);
     next = &next_rows;
+  }
+  if (self->packed_nhwc) {
+    row_packed_nhwc (self, &rows, next, v, data);
+    return;
   }
   switch (self->family) {
     case FAMILY_PACKED_RGB:

@@ -116,6 +116,64 @@ set_simd_mask (guint8 mask[32], gint first, gint second)
     mask[i + 12] = 8 + second;
   }
 }
+
+/* Tables of the packed RGB to NHWC f32 rows. Register r of a group of 8
+ * columns holds, per 128-bit lane, the 8-byte reads of two neighbouring
+ * columns: lanes (0, 1), (1, 2) | (2, 3), (4, 5) | (5, 6), (6, 7), the
+ * first columns of which are lane_column[]; each lane's 4 values belong
+ * to those two columns only. */
+static void
+setup_packed_nhwc (GstClinferPreprocessCpu * self)
+{
+  static const gint lane_column[3][2] = { {0, 1}, {2, 4}, {5, 6} };
+  const GstClinferPreprocessConfig *cfg = &self->parent.config;
+  gint byte_of_channel[3], comp_of_channel[3], r, l, d, k, u;
+
+  if (self->family != FAMILY_PACKED_RGB || cfg->type != CLINFER_TYPE_F32
+      || self->pixel_step != 3)
+    return;
+  /* NHWC: channel_offset[k] is the model channel component k feeds. */
+  for (k = 0; k < 3; k++) {
+    byte_of_channel[self->channel_offset[k]] = self->comp_offset[k];
+    comp_of_channel[self->channel_offset[k]] = k;
+  }
+  memset (self->nhwc_mask, 0x80, sizeof (self->nhwc_mask));
+  for (r = 0; r < 3; r++) {
+    for (l = 0; l < 2; l++) {
+      for (d = 0; d < 4; d++) {
+        gint j = 8 * r + 4 * l + d, pixel = j / 3, ch = j % 3;
+        gint byte = (pixel - lane_column[r][l]) * 8 + byte_of_channel[ch];
+
+        self->nhwc_mask[r][0][16 * l + 4 * d] = byte;
+        self->nhwc_mask[r][1][16 * l + 4 * d] = byte + self->pixel_stride;
+        k = comp_of_channel[ch];
+        self->nhwc_inv[j] = self->inv_scale[k];
+        self->nhwc_bias[j] = -self->mean[k] * self->inv_scale[k];
+      }
+    }
+  }
+  self->nhwc_weight = g_new (gfloat, (gsize) cfg->width * 3);
+  for (u = 0; u < cfg->width; u++)
+    for (k = 0; k < 3; k++)
+      self->nhwc_weight[u * 3 + k] = self->x_weight[u];
+  self->packed_nhwc = TRUE;
+}
+
+/* Cache lines that the reads of 8 columns from any of the SIMD groups can
+ * touch in a frame row, for any alignment of the row: the span of the
+ * reads, rounded up to lines, plus one for a span straddling a line. */
+static gint
+simd_prefetch_lines (const GstClinferPreprocessCpu * self)
+{
+  gint u, n = 1;
+
+  for (u = self->simd_begin; u < self->simd_end; u += 8) {
+    gint64 span = (gint64) self->x_offset[u + 7] + 8 - self->x_offset[u];
+
+    n = MAX (n, (gint) ((span + 62) / 64) + 1);
+  }
+  return n;
+}
 #endif
 
 /* Tables of the AVX2 rows: the model columns, from the first of the frame
@@ -179,6 +237,9 @@ setup_simd (GstClinferPreprocessCpu * self)
         set_simd_mask (self->simd_mask[c], 0, 1);
       break;
   }
+  self->prefetch_lines = simd_prefetch_lines (self);
+  if (self->use_simd)
+    setup_packed_nhwc (self);
 #endif
 }
 
@@ -265,6 +326,7 @@ gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp)
   g_free (self->c_offset);
   g_free (self->x_weight);
   g_free (self->c_weight);
+  g_free (self->nhwc_weight);
   g_free (self);
 }
 

@@ -61,6 +61,23 @@ typedef struct
   gint32 *x_offset, *c_offset;
   gfloat *x_weight, *c_weight;
   guint8 simd_mask[3][32];
+  /* Packed RGB frames into NHWC f32 (gst_clinfer_preprocess_avx2_row()
+   * then runs its own loop): 8 model pixels are 24 interleaved values in
+   * three registers, value j (0..23) being channel j % 3 of pixel j / 3,
+   * computed where it is stored, without a transpose. Per register and tap
+   * (0: first, 1: second), the byte shuffle picking each value's sample
+   * from the register's two 8-byte column reads; per value of a group,
+   * 1 / scale and -mean / scale of its channel; per model column and
+   * channel, the horizontal weight (x_weight three times). Cleared by the
+   * pre-processing benchmark to time the general rows. */
+  gboolean packed_nhwc;
+  guint8 nhwc_mask[3][2][32];
+  gfloat nhwc_inv[24], nhwc_bias[24];
+  gfloat *nhwc_weight;
+  /* Cache lines of one frame row that 8 columns' reads can touch, at
+   * most, wherever the row starts: the AVX2 rows prefetch that many
+   * lines of the next model row's frame rows per group of 8 columns. */
+  gint prefetch_lines;
 } GstClinferPreprocessCpu;
 
 /* TRUE when this machine (and CLINFER_CPU_ISA, as for the engine) allows

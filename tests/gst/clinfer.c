@@ -132,6 +132,32 @@ GST_START_TEST (test_preprocess_every_format)
 
 GST_END_TEST;
 
+/* Packed RGB frames into NHWC f32 models, the BlazeFace case, where the
+ * CPU path has rows of its own: every packed format, both channel
+ * orders, letterbox and crop offsets, pictures whose width is not a
+ * multiple of 8 (90x200 letterboxed to 128x128: 58 columns from column
+ * 35) and a camera-sized frame. */
+GST_START_TEST (test_preprocess_packed_nhwc)
+{
+  static const gint sizes[][2] = { {90, 200}, {200, 90}, {37, 61},
+  {1280, 720}
+  };
+  guint f, m, s;
+
+  for (m = 0; m < test_n_nhwc_model_cases; m++)
+    for (f = 0; f < test_n_frame_cases; f++) {
+      GstVideoFormat format = test_frame_cases[f].format;
+
+      if (!GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (format)))
+        continue;
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+        test_check_preprocess (&test_frame_cases[f],
+            &test_nhwc_model_cases[m], sizes[s][0], sizes[s][1], NULL);
+    }
+}
+
+GST_END_TEST;
+
 /* The element's pre-processing of the photo equals the numpy one of
  * scripts/preprocess-image.py (tests/data/astronaut-128.npy). */
 GST_START_TEST (test_preprocess_matches_numpy)
@@ -763,6 +789,7 @@ clinfer_suite (void)
   tcase_add_test (tc, test_properties_defaults);
   tcase_add_test (tc, test_properties_round_trip);
   tcase_add_test (tc, test_preprocess_every_format);
+  tcase_add_test (tc, test_preprocess_packed_nhwc);
   tcase_add_test (tc, test_preprocess_matches_numpy);
   tcase_add_test (tc, test_tensor_meta_matches_clinfer_run);
   tcase_add_test (tc, test_tensor_meta_storage_reused);

@@ -38,7 +38,27 @@ const TestModelCase test_model_cases[] = {
       "1,2,3", "3,2,1", {1, 2, 3}, {3, 2, 1}, FALSE},
 };
 
+/* NHWC f32 models, for the packed RGB rows of the CPU path (see
+ * test_preprocess_packed_nhwc): both channel orders, every resize method
+ * (letterbox and crop offsets), per-channel mean and scale, a model 14
+ * wide (8 columns in the AVX2 rows, the rest in the portable loop) and
+ * the BlazeFace input. */
+const TestModelCase test_nhwc_model_cases[] = {
+  {"identity-blazeface-input.onnx", FALSE, 3, 128, 128, CLINFER_TYPE_F32,
+      "stretch", "127.5", "127.5", {127.5, 127.5, 127.5}, {127.5, 127.5,
+          127.5}, FALSE},
+  {"identity-blazeface-input.onnx", FALSE, 3, 128, 128, CLINFER_TYPE_F32,
+      "letterbox", "10,20,30", "2,4,8", {10, 20, 30}, {2, 4, 8}, TRUE},
+  {"identity-blazeface-input.onnx", FALSE, 3, 128, 128, CLINFER_TYPE_F32,
+      "crop", "1,2,3", "3,2,1", {1, 2, 3}, {3, 2, 1}, FALSE},
+  {"identity-nhwc-f32.onnx", FALSE, 3, 10, 14, CLINFER_TYPE_F32, "crop",
+      "10,20,30", "2,4,8", {10, 20, 30}, {2, 4, 8}, FALSE},
+  {"identity-nhwc-f32.onnx", FALSE, 3, 10, 14, CLINFER_TYPE_F32, "stretch",
+      "1,2,3", "3,2,1", {1, 2, 3}, {3, 2, 1}, TRUE},
+};
+
 const guint test_n_model_cases = G_N_ELEMENTS (test_model_cases);
+const guint test_n_nhwc_model_cases = G_N_ELEMENTS (test_nhwc_model_cases);
 const guint test_n_frame_cases = G_N_ELEMENTS (test_frame_cases);
 
 /* Byte offsets of R, G, B and the pixel size, written out per format. */

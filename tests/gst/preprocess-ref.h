@@ -33,6 +33,8 @@ extern const TestFrameCase test_frame_cases[];
 extern const guint test_n_frame_cases;
 extern const TestModelCase test_model_cases[];
 extern const guint test_n_model_cases;
+extern const TestModelCase test_nhwc_model_cases[];
+extern const guint test_n_nhwc_model_cases;
 
 /* Pushes a pseudo-random @width x @height frame of @fc through a clinfer
  * element with @mc's model and properties (and @device, NULL: the

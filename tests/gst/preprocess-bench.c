@@ -1,0 +1,226 @@
+/* Times the CPU pre-processing of the clinfer element in process, without
+ * a pipeline: 1280x720 (or --width x --height) BGRx frames into the
+ * BlazeFace input (NHWC f32 [1, 128, 128, 3], stretch, mean and scale
+ * 127.5, one thread), thread CPU time per frame, the general AVX2 rows
+ * (row_family()) against the packed RGB to NHWC rows, rounds alternating,
+ * minimum per path (many short rounds: the minimum sheds other
+ * processes' noise on a loaded machine). With --model (the benchmark's
+ * default: BlazeFace) each frame is then inferred, one thread, as in the
+ * element, and a third path infers without pre-processing: the inference
+ * time after each path, minus that one, is what the frame lines pulled
+ * through the caches cost the inference. Without a model a buffer larger
+ * than L2 is written between frames (untimed) instead. Fails when the two
+ * paths' outputs differ.
+ *
+ *   preprocess-bench [--frames N] [--rounds R] [--model M] [--evict-kb K]
+ *       [--width W] [--height H]
+ *
+ * Registered as a meson benchmark: meson test -C build --benchmark
+ * --suite element. */
+#include "preprocess-direct.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static gdouble
+thread_cpu_us (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+typedef struct
+{
+  GstClinferPreprocessCpu *pp;
+  ClinferRequest *request;      /* NULL: no model */
+  GstBuffer *frame;
+  guint8 *evict;
+  gsize evict_size;
+} Bench;
+
+/* Paths timed: inference alone (with a model), the general rows, the
+ * packed NHWC rows. */
+enum
+{ PATH_NONE, PATH_GENERAL, PATH_PACKED, N_PATHS };
+static const gchar *path_names[N_PATHS] = {
+  "no pre-processing", "general rows", "packed rows"
+};
+
+/* @n_frames frames through @path; CPU microseconds per frame of the
+ * pre-processing in @pre and of the inference in @infer. */
+static void
+time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
+    gdouble * infer)
+{
+  GError *error = NULL;
+  gint i;
+
+  *pre = *infer = 0;
+  b->pp->packed_nhwc = path == PATH_PACKED;
+  for (i = 0; i < n_frames; i++) {
+    gdouble t0, t1;
+
+    if (b->evict_size > 0)
+      memset (b->evict, i, b->evict_size);
+    t0 = thread_cpu_us ();
+    if (path != PATH_NONE
+        && !gst_clinfer_preprocess_run (&b->pp->parent, b->frame, &error))
+      goto failed;
+    t1 = thread_cpu_us ();
+    if (b->request != NULL && !clinfer_request_infer (b->request, &error))
+      goto failed;
+    *pre += t1 - t0;
+    *infer += thread_cpu_us () - t1;
+  }
+  *pre /= n_frames;
+  *infer /= n_frames;
+  return;
+
+failed:
+  g_printerr ("frame %d: %s\n", i, error->message);
+  exit (1);
+}
+
+/* A one-thread CPU request for the model at @path, its input bound to
+ * @input. */
+static ClinferRequest *
+make_request (const gchar * path, ClinferTensor * input, GError ** error)
+{
+  g_autoptr (ClinferModel) model = NULL;
+  g_autoptr (ClinferCompileConfig) cfg = NULL;
+  g_autoptr (ClinferCompiled) compiled = NULL;
+  ClinferRequest *request;
+
+  model = clinfer_model_read (path, error);
+  if (model == NULL)
+    return NULL;
+  cfg = clinfer_compile_config_new ();
+  clinfer_compile_config_set_device (cfg, "CPU");
+  clinfer_compile_config_set_threads (cfg, 1);
+  compiled = clinfer_compile (model, cfg, error);
+  if (compiled == NULL)
+    return NULL;
+  request = clinfer_compiled_create_request (compiled, error);
+  if (request != NULL
+      && !clinfer_request_set_input_by_index (request, 0, input, error))
+    g_clear_pointer (&request, clinfer_request_free);
+  return request;
+}
+
+int
+main (int argc, char **argv)
+{
+  gint n_frames = 200, n_rounds = 25, evict_kb = -1, r, path;
+  gint width = 1280, height = 720;
+  g_autofree gchar *model = NULL;
+  GOptionEntry entries[] = {
+    {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "frames per round", "N"},
+    {"rounds", 'r', 0, G_OPTION_ARG_INT, &n_rounds, "rounds per path", "R"},
+    {"model", 'm', 0, G_OPTION_ARG_FILENAME, &model,
+        "infer each frame with this model (input: NHWC f32 128x128x3)", "M"},
+    {"width", 'w', 0, G_OPTION_ARG_INT, &width,
+        "frame width (default 1280; a small frame stays in cache: the "
+        "rows' own cost)", "W"},
+    {"height", 'h', 0, G_OPTION_ARG_INT, &height, "frame height (720)", "H"},
+    {"evict-kb", 'e', 0, G_OPTION_ARG_INT, &evict_kb,
+        "KiB written between frames (default: 4096 without a model, else 0)",
+        "K"},
+    {NULL}
+  };
+  g_autoptr (GOptionContext) ctx = NULL;
+  GError *error = NULL;
+  GstVideoInfo info;
+  GstMapInfo map;
+  Bench b = { 0 };
+  gsize size, i;
+  gint first = PATH_GENERAL, last = PATH_GENERAL;
+  gdouble pre[N_PATHS], infer[N_PATHS];
+  g_autofree guint8 *general_out = NULL;
+
+  ctx = g_option_context_new ("- time the clinfer CPU pre-processing");
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    g_printerr ("%s\n", error->message);
+    return 2;
+  }
+  if (n_frames < 1 || n_rounds < 1 || width < 1 || height < 1) {
+    g_printerr ("--frames, --rounds, --width and --height must be "
+        "positive\n");
+    return 2;
+  }
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, width, height);
+  b.frame = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  gst_buffer_map (b.frame, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) ((i * 2654435761u) >> 13);
+  gst_buffer_unmap (b.frame, &map);
+
+  b.pp = test_preprocess_cpu_new (&info, 128, 128, TRUE,
+      GST_CLINFER_RESIZE_STRETCH, 127.5f, 127.5f, FALSE, &error);
+  if (b.pp == NULL)
+    goto failed;
+  if (model != NULL) {
+    b.request = make_request (model, b.pp->input, &error);
+    if (b.request == NULL)
+      goto failed;
+    first = PATH_NONE;
+  }
+  if (b.pp->packed_nhwc)
+    last = PATH_PACKED;
+  if (evict_kb < 0)
+    evict_kb = model != NULL ? 0 : 4096;
+  b.evict_size = (gsize) evict_kb * 1024;
+  b.evict = g_malloc (MAX (b.evict_size, 1));
+  size = (gsize) 128 * 128 * 3 * sizeof (gfloat);
+
+  for (path = 0; path < N_PATHS; path++)
+    pre[path] = infer[path] = G_MAXDOUBLE;
+  for (r = 0; r < n_rounds; r++) {
+    for (path = first; path <= last; path++) {
+      gdouble p, t;
+
+      time_frames (&b, path, n_frames, &p, &t);
+      pre[path] = MIN (pre[path], p);
+      infer[path] = MIN (infer[path], t);
+      if (path == PATH_GENERAL && general_out == NULL)
+        general_out = g_memdup2 (clinfer_tensor_get_data (b.pp->input), size);
+      if (path == PATH_PACKED && memcmp (general_out,
+              clinfer_tensor_get_data (b.pp->input), size) != 0) {
+        g_printerr ("packed NHWC rows differ from the general rows\n");
+        return 1;
+      }
+    }
+  }
+
+  printf ("%dx%d BGRx -> NHWC f32 128x128, %d frames x %d rounds, %s, "
+      "%d KiB evicted between frames; thread CPU us per frame, min over "
+      "rounds\n", width, height, n_frames, n_rounds,
+      model != NULL ? model : "no model", evict_kb);
+  for (path = first; path <= last; path++) {
+    printf ("%-18s pre-processing %6.2f", path_names[path],
+        path == PATH_NONE ? 0.0 : pre[path]);
+    if (model != NULL)
+      printf ("  inference %7.2f  overhead %6.2f", infer[path],
+          (path == PATH_NONE ? 0.0 : pre[path]) + infer[path]
+          - infer[PATH_NONE]);
+    printf ("\n");
+  }
+  if (last != PATH_PACKED)
+    printf ("packed rows: not available (no AVX2 + FMA, or "
+        "CLINFER_CPU_ISA=generic)\n");
+
+  g_clear_pointer (&b.request, clinfer_request_free);
+  gst_clinfer_preprocess_free (&b.pp->parent);
+  gst_buffer_unref (b.frame);
+  g_free (b.evict);
+  return 0;
+
+failed:
+  g_printerr ("%s\n", error->message);
+  return 1;
+}
