@@ -69,6 +69,8 @@ typedef struct {
   int64_t batch;
   gsize copy_bytes, out_bytes;
   int64_t c_in, block, hw;   /* x's channels, the block size, H * W */
+  gboolean in_place;         /* x is planned as y's first blocks: nothing
+                              * to copy, only y's new channels to zero */
   /* ONEDNN_OP_POOL without @prim: clinfer's blocked max pool over
    * @n_blocks channel blocks per image (batch, block as above) */
   const ClinferCpuSimd *simd;

@@ -557,8 +557,38 @@ clear_steps (ClinferOnednnPlan *oplan)
   oplan->scratch_bytes = 0;
 }
 
+/* A channel pad whose input x and output y are both blocked (no reorder
+ * on either side), batch 1: x's blocks are then exactly y's first blocks,
+ * so x becomes an alias of y at offset 0 (the planner places them as one
+ * region, alive from x's producer to y's and x's last readers) and the
+ * step only zeroes y's channels past x's. x's other readers see x
+ * unchanged: the step writes only x's padding lanes, which no consumer
+ * reads as data. A second pad of the same x copies as before. */
+static void
+pad_in_place (ClinferOnednnPlan *oplan, OnednnStep *s)
+{
+  ClinferPlan *plan = oplan->plan;
+  ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, s->src.slot);
+  ClinferSlot *y = &g_array_index (plan->slots, ClinferSlot, s->dst.slot);
+  ClinferStep *st = &g_array_index (plan->steps, ClinferStep, s->step);
+
+  if (s->batch != 1 || s->src.reorder || s->dst.reorder
+      || !oplan->blocked[s->src.slot] || !oplan->blocked[s->dst.slot]
+      || x->kind != CLINFER_SLOT_ARENA || y->kind != CLINFER_SLOT_ARENA
+      || x->is_output || x->aliased || s->src.slot == s->dst.slot
+      || x->bytes > y->bytes)
+    return;
+  x->aliased = TRUE;
+  x->alias_of = s->dst.slot;
+  x->alias_offset = 0;
+  s->in_place = TRUE;
+  g_free (st->kernel.name);
+  st->kernel.name = g_strdup_printf ("onednn-layout:pad_channels_in_place_%s",
+      oplan->block_tag == dnnl_nChw16c ? "nChw16c" : "nChw8c");
+}
+
 /* Blocked slots hold their channels rounded up to whole blocks: enlarge
- * them and plan the arena again. */
+ * them, let channel pads run in place, and plan the arena again. */
 static void
 resize_slots (ClinferOnednnPlan *oplan)
 {
@@ -586,6 +616,13 @@ resize_slots (ClinferOnednnPlan *oplan)
       ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, st->src.slot);
       x->last_step = MAX (x->last_step, (int) st->step);
     }
+  }
+  /* After the lifetimes are final; in step order, so that a pad of a
+   * pad's output chains (x in y in z). */
+  for (guint i = 0; i < oplan->steps->len; i++) {
+    OnednnStep *st = &g_array_index (oplan->steps, OnednnStep, i);
+    if (st->kind == ONEDNN_OP_PAD_CHANNELS)
+      pad_in_place (oplan, st);
   }
   clinfer_plan_assign_memory (plan);
 }
@@ -797,23 +834,39 @@ reorder (ClinferOnednnRun *run, const OnednnOperand *o, dnnl_memory_t from,
           2, args), "a layout reorder", error);
 }
 
+/* Zeroes lanes @used.. of each of @hw pixels of one channel block: the
+ * whole block per pixel with a select, which vectorises (a memset per
+ * pixel of the few lanes does not). */
+static void
+zero_block_tail (float *blk, int64_t hw, int64_t block, int64_t used)
+{
+  if (block == 16) {
+    for (int64_t i = 0; i < hw; i++)
+      for (int c = 0; c < 16; c++)
+        blk[i * 16 + c] = c < used ? blk[i * 16 + c] : 0.f;
+  } else {
+    for (int64_t i = 0; i < hw; i++)
+      for (int c = 0; c < 8; c++)
+        blk[i * 8 + c] = c < used ? blk[i * 8 + c] : 0.f;
+  }
+}
+
+/* y = x's blocks, then zeros; in place (x already is y's first blocks)
+ * only the zeros. */
 static void
 pad_channels (const OnednnStep *s, const void *src, void *dst)
 {
   for (int64_t n = 0; n < s->batch; n++) {
     const guint8 *x = (const guint8 *) src + n * s->copy_bytes;
     guint8 *y = (guint8 *) dst + n * s->out_bytes;
-    memcpy (y, x, s->copy_bytes);
+    if (!s->in_place)
+      memcpy (y, x, s->copy_bytes);
     memset (y + s->copy_bytes, 0, s->out_bytes - s->copy_bytes);
     /* x's last partial block: its padding channels become real ones, and
      * an eltwise step before may have left non-zeros there. */
-    if (s->c_in % s->block != 0) {
-      float *last = (float *) y + (s->c_in / s->block) * s->hw * s->block;
-      int64_t used = s->c_in % s->block;
-      for (int64_t i = 0; i < s->hw; i++)
-        memset (last + i * s->block + used, 0,
-            (s->block - used) * sizeof (float));
-    }
+    if (s->c_in % s->block != 0)
+      zero_block_tail ((float *) y + (s->c_in / s->block) * s->hw * s->block,
+          s->hw, s->block, s->c_in % s->block);
   }
 }
 
