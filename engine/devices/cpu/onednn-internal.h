@@ -13,7 +13,8 @@ typedef enum {
   ONEDNN_OP_CONV,            /* Conv / FusedConv: convolution + post-ops */
   ONEDNN_OP_DECONV,          /* ConvTranspose: deconvolution + bias */
   ONEDNN_OP_POOL,            /* MaxPool: pooling */
-  ONEDNN_OP_PAD_CHANNELS,    /* Concat (x, zeros) on channels: block copy */
+  ONEDNN_OP_PAD_CHANNELS,    /* Concat (x, zeros) on channels: block copy,
+                              * or zeros only when x lives in y (in_place) */
   ONEDNN_OP_ELTWISE,         /* unary, or arithmetic with a scalar constant */
   ONEDNN_OP_BINARY,          /* Add/Sub/Mul/Div with broadcast */
   ONEDNN_OP_AVG_POOL,        /* AveragePool, GlobalAveragePool/MaxPool */
