@@ -851,9 +851,14 @@ typedef struct {
   const char *name;
   int64_t n, c, h, w;         /* x, the first pad's input */
   int64_t pad_to[2];          /* channels after each pad (0: one pad) */
-  gboolean sigmoid;           /* x = Sigmoid (a) as its own step: x's
-                               * padding lanes hold 0.5, the pad must
-                               * zero those it turns into channels */
+  /* How x is made when the case has no other source for it (NULL: a
+   * conv). The others leave non-zero padding lanes in x's last block,
+   * which the pad must zero where they become channels: "sigmoid" (its
+   * own step: f (0) = 0.5 on the channel-padded view), "residual-sigmoid"
+   * (a conv + such a residual, Relu), "pool-sigmoid" (MaxPool of one),
+   * "post-op-sigmoid" (a conv's post-op), "clip-act" (FusedConv with
+   * Clip (0.25, 6)). */
+  const char *producer;
   gboolean read_after;        /* a conv reading x runs after the pad */
   gboolean blazeface;         /* dw (x) -> 1x1 + pad (x), Relu */
   gboolean x_from_dwpw;       /* x is a depthwise + 1x1 pair's output */
@@ -863,18 +868,59 @@ typedef struct {
 } PadCase;
 
 static const PadCase pad_cases[] = {
-  { "24-to-28", 1, 24, 13, 11, { 28, 0 }, FALSE, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
-  { "16-to-48", 1, 16, 9, 10, { 48, 0 }, FALSE, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
-  { "20-to-36-sigmoid", 1, 20, 11, 9, { 36, 0 }, TRUE, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
-  { "13-to-28-sigmoid", 1, 13, 7, 12, { 28, 0 }, TRUE, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
-  { "read-after", 1, 20, 10, 9, { 28, 0 }, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, 1 },
-  { "blazeface-block", 1, 24, 16, 15, { 28, 0 }, FALSE, FALSE, TRUE, FALSE, FALSE, FALSE, 1 },
-  { "after-dw-pw", 1, 24, 16, 15, { 32, 0 }, FALSE, TRUE, FALSE, TRUE, FALSE, FALSE, 1 },
-  { "two-pads", 1, 20, 8, 9, { 26, 40 }, TRUE, TRUE, FALSE, FALSE, FALSE, FALSE, 2 },
-  { "x-graph-output", 1, 24, 8, 9, { 28, 0 }, FALSE, FALSE, FALSE, FALSE, TRUE, FALSE, 0 },
-  { "x-graph-input", 1, 24, 8, 9, { 28, 0 }, FALSE, FALSE, FALSE, FALSE, FALSE, TRUE, 0 },
-  { "batch-2", 2, 20, 8, 9, { 28, 0 }, TRUE, FALSE, FALSE, FALSE, FALSE, FALSE, 0 },
+  { "24-to-28", 1, 24, 13, 11, { 28, 0 }, NULL, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "16-to-48", 1, 16, 9, 10, { 48, 0 }, NULL, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "20-to-36-sigmoid", 1, 20, 11, 9, { 36, 0 }, "sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "13-to-28-sigmoid", 1, 13, 7, 12, { 28, 0 }, "sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "residual-sigmoid", 1, 20, 9, 11, { 28, 0 }, "residual-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "pool-sigmoid", 1, 20, 9, 11, { 28, 0 }, "pool-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "post-op-sigmoid", 1, 20, 9, 11, { 28, 0 }, "post-op-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "clip-act", 1, 20, 9, 11, { 28, 0 }, "clip-act", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "read-after", 1, 20, 10, 9, { 28, 0 }, "sigmoid", TRUE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "blazeface-block", 1, 24, 16, 15, { 28, 0 }, NULL, FALSE, TRUE, FALSE, FALSE, FALSE, 1 },
+  { "after-dw-pw", 1, 24, 16, 15, { 32, 0 }, NULL, TRUE, FALSE, TRUE, FALSE, FALSE, 1 },
+  { "two-pads", 1, 20, 8, 9, { 26, 40 }, "sigmoid", TRUE, FALSE, FALSE, FALSE, FALSE, 2 },
+  { "x-graph-output", 1, 24, 8, 9, { 28, 0 }, NULL, FALSE, FALSE, FALSE, TRUE, FALSE, 0 },
+  { "x-graph-input", 1, 24, 8, 9, { 28, 0 }, NULL, FALSE, FALSE, FALSE, FALSE, TRUE, 0 },
+  { "batch-2", 2, 20, 8, 9, { 28, 0 }, "sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 0 },
 };
+
+/* x for @c->producer from the 3-channel input; *t: a second output that
+ * keeps a Sigmoid from becoming a conv's post-op, or NULL. */
+static ClinferNode *
+pad_producer (ClinferGraph *g, GRand *rand, const PadCase *c, ClinferNode *in,
+    ClinferNode **t)
+{
+  const char *kind = c->producer ? c->producer : "conv";
+  int64_t k2[] = { 2, 2 }, s1[] = { 1, 1 }, p01[] = { 0, 0, 1, 1 };
+  ClinferNode *a, *x;
+
+  *t = NULL;
+  if (strcmp (kind, "clip-act") == 0) {
+    x = add_conv (g, rand, "a", in, 3, c->c, 3, 1, 1, NULL, "Clip");
+    clinfer_node_set_attr (x, "activation_min", clinfer_attr_new_float (0.25f));
+    clinfer_node_set_attr (x, "activation_max", clinfer_attr_new_float (6.f));
+    return x;
+  }
+  a = add_conv (g, rand, "a", in, 3, c->c, 3, 1, 1, NULL, NULL);
+  if (strcmp (kind, "conv") == 0)
+    return a;
+  if (strcmp (kind, "post-op-sigmoid") == 0)
+    return op_test_node (g, "Sigmoid", "", "x", 1, &a, 1);
+  /* a has a second reader, so the Sigmoid is no post-op of its conv. */
+  *t = op_test_node (g, "Tanh", "", "t", 1, &a, 1);
+  x = op_test_node (g, "Sigmoid", "", "x", 1, &a, 1);
+  if (strcmp (kind, "residual-sigmoid") == 0)
+    x = add_conv (g, rand, "r", in, 3, c->c, 3, 1, 1, x, "Relu");
+  else if (strcmp (kind, "pool-sigmoid") == 0) {
+    /* 2x2, stride 1, padded at the end: the same H x W. */
+    x = op_test_node (g, "MaxPool", "", "pool", 1, &x, 1);
+    set_ints (x, "kernel_shape", 2, k2);
+    set_ints (x, "strides", 2, s1);
+    set_ints (x, "pads", 4, p01);
+  }
+  return x;
+}
 
 /* The case's graph, prepared; the same weights on every call. */
 static ClinferGraph *
@@ -897,12 +943,7 @@ pad_graph (const PadCase *c)
     x = dwpw_conv (g, rand, "xdw", x, 16, 16, 3, 16, 1, one, TRUE, NULL, NULL);
     x = dwpw_conv (g, rand, "xpw", x, 16, c->c, 1, 1, 1, zero, TRUE, NULL, "Relu");
   } else
-    x = add_conv (g, rand, "a", in, c0, c->c, 3, 1, 1, NULL, NULL);
-  if (c->sigmoid) {
-    /* a has a second reader, so the Sigmoid is no post-op of its conv. */
-    t = op_test_node (g, "Tanh", "", "t", 1, &x, 1);
-    x = op_test_node (g, "Sigmoid", "", "x", 1, &x, 1);
-  }
+    x = pad_producer (g, rand, c, in, &t);
   p = x;
   for (int i = 0; i < 2 && c->pad_to[i] > 0; i++) {
     int64_t zd[] = { c->n, c->pad_to[i] - cur, c->h, c->w };

@@ -72,6 +72,7 @@ typedef struct {
   int64_t c_in, block, hw;   /* x's channels, the block size, H * W */
   gboolean in_place;         /* x is planned as y's first blocks: nothing
                               * to copy, only y's new channels to zero */
+  gboolean x_lanes_zero;     /* x's padding lanes are zero already */
   /* ONEDNN_OP_POOL without @prim: clinfer's blocked max pool over
    * @n_blocks channel blocks per image (batch, block as above) */
   const ClinferCpuSimd *simd;
