@@ -857,7 +857,7 @@ typedef struct {
    * own step: f (0) = 0.5 on the channel-padded view), "residual-sigmoid"
    * (a conv + such a residual, Relu), "pool-sigmoid" (MaxPool of one),
    * "post-op-sigmoid" (a conv's post-op), "clip-act" (FusedConv with
-   * Clip (0.25, 6)). */
+   * Clip (0.25, 6)); "post-op-tanh" keeps them zero. */
   const char *producer;
   gboolean read_after;        /* a conv reading x runs after the pad */
   gboolean blazeface;         /* dw (x) -> 1x1 + pad (x), Relu */
@@ -876,6 +876,7 @@ static const PadCase pad_cases[] = {
   { "pool-sigmoid", 1, 20, 9, 11, { 28, 0 }, "pool-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
   { "post-op-sigmoid", 1, 20, 9, 11, { 28, 0 }, "post-op-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
   { "clip-act", 1, 20, 9, 11, { 28, 0 }, "clip-act", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "post-op-tanh", 1, 20, 9, 11, { 28, 0 }, "post-op-tanh", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
   { "read-after", 1, 20, 10, 9, { 28, 0 }, "sigmoid", TRUE, FALSE, FALSE, FALSE, FALSE, 1 },
   { "blazeface-block", 1, 24, 16, 15, { 28, 0 }, NULL, FALSE, TRUE, FALSE, FALSE, FALSE, 1 },
   { "after-dw-pw", 1, 24, 16, 15, { 32, 0 }, NULL, TRUE, FALSE, TRUE, FALSE, FALSE, 1 },
@@ -907,6 +908,8 @@ pad_producer (ClinferGraph *g, GRand *rand, const PadCase *c, ClinferNode *in,
     return a;
   if (strcmp (kind, "post-op-sigmoid") == 0)
     return op_test_node (g, "Sigmoid", "", "x", 1, &a, 1);
+  if (strcmp (kind, "post-op-tanh") == 0)
+    return op_test_node (g, "Tanh", "", "x", 1, &a, 1);
   /* a has a second reader, so the Sigmoid is no post-op of its conv. */
   *t = op_test_node (g, "Tanh", "", "t", 1, &a, 1);
   x = op_test_node (g, "Sigmoid", "", "x", 1, &a, 1);

@@ -622,7 +622,9 @@ padding_lanes_zero (ClinferOnednnPlan *oplan)
     const ClinferStep *st = &g_array_index (plan->steps, ClinferStep, s->step);
     gboolean z = FALSE;
 
-    if (!oplan->blocked[s->out_slot] || s->dst.reorder)
+    /* A fused step writes nothing: its conv wrote the chain's last slot. */
+    if (s->kind == ONEDNN_OP_FUSED || !oplan->blocked[s->out_slot]
+        || s->dst.reorder)
       continue;
     if (s->kind == ONEDNN_OP_PAD_CHANNELS)
       z = TRUE;
