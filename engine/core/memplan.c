@@ -123,7 +123,8 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
     g_array_append_val (order, k);
   g_array_sort_with_data (order, by_size_desc, regions->data);
   for (guint k = 0; k < order->len; k++) {
-    Region *r = &g_array_index (regions, Region, g_array_index (order, guint, k));
+    guint idx = g_array_index (order, guint, k);
+    Region *r = &g_array_index (regions, Region, idx);
     gsize offset = 0;
     gboolean moved = TRUE;
 
@@ -143,7 +144,7 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
     }
     r->offset = offset;
     plan->arena_size = MAX (plan->arena_size, offset + r->bytes);
-    g_array_append_val (placed, g_array_index (order, guint, k));
+    g_array_append_val (placed, idx);
   }
   for (guint i = 0; i < n; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);

@@ -467,7 +467,8 @@ check_plan (ClinferPlan *plan)
     if (a->kind != CLINFER_SLOT_ARENA)
       continue;
     if (root[i] != i && a->aliased) {
-      const ClinferSlot *t = &g_array_index (plan->slots, ClinferSlot, a->alias_of);
+      const ClinferSlot *t = &g_array_index (plan->slots, ClinferSlot,
+          a->alias_of);
       g_assert_cmpuint (a->offset, ==, t->offset + a->alias_offset);
     }
     for (guint j = 0; j < n; j++) {
@@ -522,7 +523,7 @@ test_memory_planning_aliases (void)
   s = arena_slot (0, -1, -1);             /* 4: an input */
   s.kind = CLINFER_SLOT_INPUT;
   g_array_append_val (plan->slots, s);
-  s = arena_slot (100, 0, 6);             /* 5: alias of the input: own region */
+  s = arena_slot (100, 0, 6);             /* 5: alias of an input: alone */
   s.aliased = TRUE;
   s.alias_of = 4;
   g_array_append_val (plan->slots, s);

@@ -944,7 +944,8 @@ pad_graph (const PadCase *c)
   else if (c->x_from_dwpw) {
     x = add_conv (g, rand, "a", in, c0, 16, 3, 1, 1, NULL, NULL);
     x = dwpw_conv (g, rand, "xdw", x, 16, 16, 3, 16, 1, one, TRUE, NULL, NULL);
-    x = dwpw_conv (g, rand, "xpw", x, 16, c->c, 1, 1, 1, zero, TRUE, NULL, "Relu");
+    x = dwpw_conv (g, rand, "xpw", x, 16, c->c, 1, 1, 1, zero, TRUE, NULL,
+        "Relu");
   } else
     x = pad_producer (g, rand, c, in, &t);
   p = x;
@@ -1019,8 +1020,8 @@ test_pad_in_place (gconstpointer data)
     got = run_cpu (pad_graph (c), inputs, 1, 1 + mode % 2, &n_onednn,
         &n_steps);
     g_unsetenv ("CLINFER_CPU_DWPW");
-    g_assert_cmpuint (count_lines (last_kernels->str, "onednn-layout:pad_channels"),
-        ==, n_pads);
+    g_assert_cmpuint (count_lines (last_kernels->str,
+            "onednn-layout:pad_channels"), ==, n_pads);
     g_assert_cmpuint (count_lines (last_kernels->str, "pad_channels_in_place"),
         ==, c->in_place);
     if (mode < 2 && (c->blazeface || c->x_from_dwpw))

@@ -645,7 +645,8 @@ padding_lanes_zero (ClinferOnednnPlan *oplan)
  * unchanged: the step writes only x's padding lanes, which no consumer
  * reads as data. A second pad of the same x copies as before. */
 static void
-pad_in_place (ClinferOnednnPlan *oplan, OnednnStep *s, const gboolean *lanes_zero)
+pad_in_place (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const gboolean *lanes_zero)
 {
   ClinferPlan *plan = oplan->plan;
   ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, s->src.slot);
