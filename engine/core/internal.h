@@ -60,6 +60,13 @@ typedef struct {
   gsize offset, bytes;       /* ARENA */
   int first_step, last_step; /* liveness, -1 = before the first step */
   gboolean is_output;        /* kept alive to the end */
+  /* ARENA, set by a device before planning: this slot lives inside slot
+   * @alias_of's region, @alias_offset bytes in (chains allowed). The
+   * planner places such a group as one region alive over the union of
+   * its members' lifetimes; each member's @offset is then absolute. */
+  gboolean aliased;
+  guint alias_of;
+  gsize alias_offset;
 } ClinferSlot;
 
 typedef struct {
@@ -92,7 +99,8 @@ typedef struct {
 
 void clinfer_plan_free (ClinferPlan *plan);
 /* Assigns arena offsets to ARENA slots by liveness (greedy best fit,
- * largest first). Sets plan->arena_size and plan->unplanned_size. */
+ * largest first; an alias group is placed as one region). Sets
+ * plan->arena_size and plan->unplanned_size. */
 void clinfer_plan_assign_memory (ClinferPlan *plan);
 
 struct _ClinferCompiled {

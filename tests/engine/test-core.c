@@ -412,6 +412,154 @@ test_dynamic_input_shapes (void)
   }
 }
 
+/* ---- memory planner: aliases ---- */
+
+static ClinferSlot
+arena_slot (gsize bytes, int first, int last)
+{
+  ClinferSlot s = { 0 };
+  s.kind = CLINFER_SLOT_ARENA;
+  s.type = CLINFER_TYPE_F32;
+  s.bytes = bytes;
+  s.first_step = first;
+  s.last_step = last;
+  return s;
+}
+
+/* The slot whose region holds @i (@i when it is not an alias). */
+static guint
+group_root (GArray *slots, guint i)
+{
+  const ClinferSlot *s = &g_array_index (slots, ClinferSlot, i);
+  while (s->aliased && g_array_index (slots, ClinferSlot, s->alias_of).kind
+      == CLINFER_SLOT_ARENA) {
+    i = s->alias_of;
+    s = &g_array_index (slots, ClinferSlot, i);
+  }
+  return i;
+}
+
+/* Every alias sits at its target's offset plus its own; slots of two
+ * groups whose lifetimes (the union over each group) overlap never share
+ * a byte; everything fits the arena. */
+static void
+check_plan (ClinferPlan *plan)
+{
+  guint n = plan->slots->len;
+  g_autofree int *lo = g_new (int, n), *hi = g_new (int, n);
+  g_autofree guint *root = g_new (guint, n);
+
+  for (guint i = 0; i < n; i++) {
+    lo[i] = G_MAXINT;
+    hi[i] = G_MININT;
+  }
+  for (guint i = 0; i < n; i++) {
+    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    if (s->kind != CLINFER_SLOT_ARENA)
+      continue;
+    root[i] = group_root (plan->slots, i);
+    lo[root[i]] = MIN (lo[root[i]], s->first_step);
+    hi[root[i]] = MAX (hi[root[i]], s->last_step);
+    g_assert_cmpuint (s->offset + s->bytes, <=, plan->arena_size);
+  }
+  for (guint i = 0; i < n; i++) {
+    const ClinferSlot *a = &g_array_index (plan->slots, ClinferSlot, i);
+    if (a->kind != CLINFER_SLOT_ARENA)
+      continue;
+    if (root[i] != i && a->aliased) {
+      const ClinferSlot *t = &g_array_index (plan->slots, ClinferSlot,
+          a->alias_of);
+      g_assert_cmpuint (a->offset, ==, t->offset + a->alias_offset);
+    }
+    for (guint j = 0; j < n; j++) {
+      const ClinferSlot *b = &g_array_index (plan->slots, ClinferSlot, j);
+      guint ra = root[i], rb = root[j];
+      if (b->kind != CLINFER_SLOT_ARENA || ra == rb
+          || lo[ra] > hi[rb] || lo[rb] > hi[ra])
+        continue;
+      if (a->offset < b->offset + b->bytes && b->offset < a->offset + a->bytes)
+        g_error ("slots %u and %u share bytes while both groups live", i, j);
+    }
+  }
+}
+
+static ClinferPlan *
+plan_new (void)
+{
+  ClinferPlan *plan = g_new0 (ClinferPlan, 1);
+  plan->slots = g_array_new (FALSE, TRUE, sizeof (ClinferSlot));
+  return plan;
+}
+
+static void
+plan_free (ClinferPlan *plan)
+{
+  g_array_unref (plan->slots);
+  g_free (plan);
+}
+
+/* A channel pad's shape: x (steps 0..4) inside y (steps 2..6) at offset
+ * 0, z (steps 1..1) alive only before y starts, w (steps 5..6) after x:
+ * the group is one region over steps 0..6, so neither z nor w may be
+ * placed over y; an alias of an input slot is ignored. Then random plans
+ * with alias chains. */
+static void
+test_memory_planning_aliases (void)
+{
+  ClinferPlan *plan = plan_new ();
+  ClinferSlot s;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (77);
+
+  s = arena_slot (4096, 0, 4);            /* 0: x */
+  s.aliased = TRUE;
+  s.alias_of = 1;
+  g_array_append_val (plan->slots, s);
+  s = arena_slot (8192, 2, 6);            /* 1: y */
+  g_array_append_val (plan->slots, s);
+  s = arena_slot (8192, 1, 1);            /* 2: z */
+  g_array_append_val (plan->slots, s);
+  s = arena_slot (8192, 5, 6);            /* 3: w */
+  g_array_append_val (plan->slots, s);
+  s = arena_slot (0, -1, -1);             /* 4: an input */
+  s.kind = CLINFER_SLOT_INPUT;
+  g_array_append_val (plan->slots, s);
+  s = arena_slot (100, 0, 6);             /* 5: alias of an input: alone */
+  s.aliased = TRUE;
+  s.alias_of = 4;
+  g_array_append_val (plan->slots, s);
+  clinfer_plan_assign_memory (plan);
+  check_plan (plan);
+  g_assert_cmpuint (g_array_index (plan->slots, ClinferSlot, 0).offset, ==,
+      g_array_index (plan->slots, ClinferSlot, 1).offset);
+  /* Regions: y (x inside), z, w, the 100-byte slot. */
+  g_assert_cmpuint (plan->unplanned_size, ==, 8192 * 3 + 128);
+  g_assert_cmpuint (plan->arena_size, ==, 8192 * 2 + 128);
+  plan_free (plan);
+
+  for (int round = 0; round < 300; round++) {
+    guint n = g_rand_int_range (rand, 2, 16);
+    plan = plan_new ();
+    for (guint i = 0; i < n; i++) {
+      int first = g_rand_int_range (rand, -1, 20);
+      s = arena_slot (g_rand_int_range (rand, 0, 5000), first,
+          first + g_rand_int_range (rand, 0, 8));
+      /* Aliases point forward (as a pad's input to its output), so
+       * chains end; offsets anywhere inside or past the target. */
+      if (i + 1 < n && g_rand_int_range (rand, 0, 3) == 0) {
+        s.aliased = TRUE;
+        s.alias_of = g_rand_int_range (rand, i + 1, n);
+        s.alias_offset = 4 * g_rand_int_range (rand, 0, 1000);
+      }
+      if (g_rand_int_range (rand, 0, 10) == 0)
+        s.kind = CLINFER_SLOT_DYNAMIC;
+      g_array_append_val (plan->slots, s);
+    }
+    clinfer_plan_assign_memory (plan);
+    check_plan (plan);
+    plan_free (plan);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -426,6 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/passes/constant-folding", test_constant_folding);
   g_test_add_func ("/core/passes/disabled-passes-same-result", test_disabled_passes_same_result);
   g_test_add_func ("/core/memplan/reuses-buffers", test_memory_planning_reuses_buffers);
+  g_test_add_func ("/core/memplan/aliases", test_memory_planning_aliases);
   g_test_add_func ("/core/request/rejects-bad-inputs", test_request_rejects_bad_inputs);
   g_test_add_func ("/core/compile/unknown-device", test_unknown_device);
   g_test_add_func ("/core/eltwise/broadcast-add", test_broadcast_add);

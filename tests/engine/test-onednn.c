@@ -929,6 +929,212 @@ test_block_choice (void)
   }
 }
 
+/* ---------------------------------------------------------------- */
+/* Channel pads in place (onednn-plan.c pad_in_place)                */
+
+typedef struct {
+  const char *name;
+  int64_t n, c, h, w;         /* x, the first pad's input */
+  int64_t pad_to[2];          /* channels after each pad (0: one pad) */
+  /* How x is made when the case has no other source for it (NULL: a
+   * conv). The others leave non-zero padding lanes in x's last block,
+   * which the pad must zero where they become channels: "sigmoid" (its
+   * own step: f (0) = 0.5 on the channel-padded view), "residual-sigmoid"
+   * (a conv + such a residual, Relu), "pool-sigmoid" (MaxPool of one),
+   * "post-op-sigmoid" (a conv's post-op), "clip-act" (FusedConv with
+   * Clip (0.25, 6)); "post-op-tanh" keeps them zero. */
+  const char *producer;
+  gboolean read_after;        /* a conv reading x runs after the pad */
+  gboolean blazeface;         /* dw (x) -> 1x1 + pad (x), Relu */
+  gboolean x_from_dwpw;       /* x is a depthwise + 1x1 pair's output */
+  gboolean x_output;          /* x is a graph output too (plain) */
+  gboolean from_input;        /* x is the graph input (plain) */
+  guint in_place;             /* pads expected to run in place */
+} PadCase;
+
+static const PadCase pad_cases[] = {
+  { "24-to-28", 1, 24, 13, 11, { 28, 0 }, NULL, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "16-to-48", 1, 16, 9, 10, { 48, 0 }, NULL, FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "20-to-36-sigmoid", 1, 20, 11, 9, { 36, 0 }, "sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "13-to-28-sigmoid", 1, 13, 7, 12, { 28, 0 }, "sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "residual-sigmoid", 1, 20, 9, 11, { 28, 0 }, "residual-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "pool-sigmoid", 1, 20, 9, 11, { 28, 0 }, "pool-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "post-op-sigmoid", 1, 20, 9, 11, { 28, 0 }, "post-op-sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "clip-act", 1, 20, 9, 11, { 28, 0 }, "clip-act", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "post-op-tanh", 1, 20, 9, 11, { 28, 0 }, "post-op-tanh", FALSE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "read-after", 1, 20, 10, 9, { 28, 0 }, "sigmoid", TRUE, FALSE, FALSE, FALSE, FALSE, 1 },
+  { "blazeface-block", 1, 24, 16, 15, { 28, 0 }, NULL, FALSE, TRUE, FALSE, FALSE, FALSE, 1 },
+  { "after-dw-pw", 1, 24, 16, 15, { 32, 0 }, NULL, TRUE, FALSE, TRUE, FALSE, FALSE, 1 },
+  { "two-pads", 1, 20, 8, 9, { 26, 40 }, "sigmoid", TRUE, FALSE, FALSE, FALSE, FALSE, 2 },
+  { "x-graph-output", 1, 24, 8, 9, { 28, 0 }, NULL, FALSE, FALSE, FALSE, TRUE, FALSE, 0 },
+  { "x-graph-input", 1, 24, 8, 9, { 28, 0 }, NULL, FALSE, FALSE, FALSE, FALSE, TRUE, 0 },
+  { "batch-2", 2, 20, 8, 9, { 28, 0 }, "sigmoid", FALSE, FALSE, FALSE, FALSE, FALSE, 0 },
+};
+
+/* x for @c->producer from the 3-channel input; *t: a second output that
+ * keeps a Sigmoid from becoming a conv's post-op, or NULL. */
+static ClinferNode *
+pad_producer (ClinferGraph *g, GRand *rand, const PadCase *c, ClinferNode *in,
+    ClinferNode **t)
+{
+  const char *kind = c->producer ? c->producer : "conv";
+  int64_t k2[] = { 2, 2 }, s1[] = { 1, 1 }, p01[] = { 0, 0, 1, 1 };
+  ClinferNode *a, *x;
+
+  *t = NULL;
+  if (strcmp (kind, "clip-act") == 0) {
+    x = add_conv (g, rand, "a", in, 3, c->c, 3, 1, 1, NULL, "Clip");
+    clinfer_node_set_attr (x, "activation_min", clinfer_attr_new_float (0.25f));
+    clinfer_node_set_attr (x, "activation_max", clinfer_attr_new_float (6.f));
+    return x;
+  }
+  a = add_conv (g, rand, "a", in, 3, c->c, 3, 1, 1, NULL, NULL);
+  if (strcmp (kind, "conv") == 0)
+    return a;
+  if (strcmp (kind, "post-op-sigmoid") == 0)
+    return op_test_node (g, "Sigmoid", "", "x", 1, &a, 1);
+  if (strcmp (kind, "post-op-tanh") == 0)
+    return op_test_node (g, "Tanh", "", "x", 1, &a, 1);
+  /* a has a second reader, so the Sigmoid is no post-op of its conv. */
+  *t = op_test_node (g, "Tanh", "", "t", 1, &a, 1);
+  x = op_test_node (g, "Sigmoid", "", "x", 1, &a, 1);
+  if (strcmp (kind, "residual-sigmoid") == 0)
+    x = add_conv (g, rand, "r", in, 3, c->c, 3, 1, 1, x, "Relu");
+  else if (strcmp (kind, "pool-sigmoid") == 0) {
+    /* 2x2, stride 1, padded at the end: the same H x W. */
+    x = op_test_node (g, "MaxPool", "", "pool", 1, &x, 1);
+    set_ints (x, "kernel_shape", 2, k2);
+    set_ints (x, "strides", 2, s1);
+    set_ints (x, "pads", 4, p01);
+  }
+  return x;
+}
+
+/* The case's graph, prepared; the same weights on every call. */
+static ClinferGraph *
+pad_graph (const PadCase *c)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (41);
+  ClinferGraph *g = op_test_graph (13);
+  /* Three input channels: a first layer, reading the plain input. */
+  int64_t c0 = c->from_input ? c->c : 3, cur = c->c, zero[4] = { 0 };
+  int64_t xd[] = { c->n, c0, c->h, c->w }, one[4] = { 1, 1, 1, 1 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  ClinferNode *in, *x, *p, *y, *t = NULL;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "in", CLINFER_TYPE_F32, &xs);
+  if (c->from_input)
+    x = in;
+  else if (c->x_from_dwpw) {
+    x = add_conv (g, rand, "a", in, c0, 16, 3, 1, 1, NULL, NULL);
+    x = dwpw_conv (g, rand, "xdw", x, 16, 16, 3, 16, 1, one, TRUE, NULL, NULL);
+    x = dwpw_conv (g, rand, "xpw", x, 16, c->c, 1, 1, 1, zero, TRUE, NULL,
+        "Relu");
+  } else
+    x = pad_producer (g, rand, c, in, &t);
+  p = x;
+  for (int i = 0; i < 2 && c->pad_to[i] > 0; i++) {
+    int64_t zd[] = { c->n, c->pad_to[i] - cur, c->h, c->w };
+    g_autofree char *zn = g_strdup_printf ("zeros%d", i);
+    g_autofree char *pn = g_strdup_printf ("pad%d", i);
+    ClinferNode *cat[2] = { p, op_test_constant (g, zn, CLINFER_TYPE_F32, 4, zd,
+          NULL) };
+    p = op_test_node (g, "Concat", "", pn, 2, cat, 1);
+    clinfer_node_set_attr (p, "axis", clinfer_attr_new_int (1));
+    cur = c->pad_to[i];
+  }
+  if (c->blazeface) {
+    y = dwpw_conv (g, rand, "dw", x, c->c, c->c, 3, c->c, 1, one, FALSE, NULL,
+        NULL);
+    y = dwpw_conv (g, rand, "pw", y, c->c, cur, 1, 1, 1, zero, TRUE, p, "Relu");
+  } else
+    y = add_conv (g, rand, "b", p, cur, 7, 3, 1, 1, NULL, NULL);
+  /* Runs after the pad (it needs y) and reads x; "mid" is written after
+   * y's last reader and before x's: not over x. */
+  if (c->read_after) {
+    int64_t m = c->blazeface ? cur : 7;
+    y = add_conv (g, rand, "mid", y, m, m, 1, 1, 1, NULL, NULL);
+    y = add_conv (g, rand, "late", x, c->c, m, 1, 1, 1, y, "Relu");
+  }
+  clinfer_graph_add_output (g, (ClinferPortRef) { y, 0 }, "y");
+  if (t)
+    clinfer_graph_add_output (g, (ClinferPortRef) { t, 0 }, "t");
+  if (c->x_output)
+    clinfer_graph_add_output (g, (ClinferPortRef) { x, 0 }, "x");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  return g;
+}
+
+static guint
+count_lines (const char *text, const char *needle)
+{
+  guint n = 0;
+  for (const char *q = strstr (text, needle); q; q = strstr (q + 1, needle))
+    n++;
+  return n;
+}
+
+/* Each case against the reference evals at 1 and 2 threads, with the
+ * depthwise + 1x1 fusion on and off: the pads that may run in place do,
+ * the others copy, and every result is the reference's. */
+static void
+test_pad_in_place (gconstpointer data)
+{
+  const PadCase *c = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (42);
+  int64_t xd[] = { c->n, c->from_input ? c->c : 3, c->h, c->w };
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL;
+  ClinferTensor *inputs[1] = { x };
+  guint n_pads = c->pad_to[1] > 0 ? 2 : 1;
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  {
+    ClinferGraph *g = pad_graph (c);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    clinfer_graph_free (g);
+  }
+  for (int mode = 0; mode < 4; mode++) {
+    g_autoptr (ClinferTensor) got = NULL;
+
+    g_setenv ("CLINFER_CPU_DWPW", mode < 2 ? "1" : "0", TRUE);
+    got = run_cpu (pad_graph (c), inputs, 1, 1 + mode % 2, &n_onednn,
+        &n_steps);
+    g_unsetenv ("CLINFER_CPU_DWPW");
+    g_assert_cmpuint (count_lines (last_kernels->str,
+            "onednn-layout:pad_channels"), ==, n_pads);
+    g_assert_cmpuint (count_lines (last_kernels->str, "pad_channels_in_place"),
+        ==, c->in_place);
+    if (mode < 2 && (c->blazeface || c->x_from_dwpw))
+      g_assert_nonnull (strstr (last_kernels->str, "depthwise run by"));
+    op_test_assert_close (got, ref, c->name);
+  }
+}
+
+/* The cases again with nChw8c where the machine has AVX-512 (16c by
+ * default): the ISA is read once per process, so in a subprocess. */
+static void
+test_pad_in_place_avx2 (void)
+{
+  if (g_test_subprocess ()) {
+    for (gsize i = 0; i < G_N_ELEMENTS (pad_cases); i++)
+      test_pad_in_place (&pad_cases[i]);
+    return;
+  }
+  if (!clinfer_cpu_isa_supported (CLINFER_CPU_ISA_AVX2)) {
+    g_test_skip ("no AVX2");
+    return;
+  }
+  g_setenv ("CLINFER_CPU_ISA", "avx2", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_unsetenv ("CLINFER_CPU_ISA");
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -945,6 +1151,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/onednn/dw-pw/%s", dwpw_cases[i].name);
     g_test_add_data_func (path, &dwpw_cases[i], test_dw_pw);
   }
+  for (gsize i = 0; i < G_N_ELEMENTS (pad_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/onednn/pad-in-place/%s", pad_cases[i].name);
+    g_test_add_data_func (path, &pad_cases[i], test_pad_in_place);
+  }
+  g_test_add_func ("/onednn/pad-in-place/avx2", test_pad_in_place_avx2);
   g_test_add_func ("/onednn/chain/blocked", test_chain_blocked);
   g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);
   g_test_add_func ("/onednn/pool-blocked", test_pool_blocked);

@@ -13,7 +13,8 @@ typedef enum {
   ONEDNN_OP_CONV,            /* Conv / FusedConv: convolution + post-ops */
   ONEDNN_OP_DECONV,          /* ConvTranspose: deconvolution + bias */
   ONEDNN_OP_POOL,            /* MaxPool: pooling */
-  ONEDNN_OP_PAD_CHANNELS,    /* Concat (x, zeros) on channels: block copy */
+  ONEDNN_OP_PAD_CHANNELS,    /* Concat (x, zeros) on channels: block copy,
+                              * or zeros only when x lives in y (in_place) */
   ONEDNN_OP_ELTWISE,         /* unary, or arithmetic with a scalar constant */
   ONEDNN_OP_BINARY,          /* Add/Sub/Mul/Div with broadcast */
   ONEDNN_OP_AVG_POOL,        /* AveragePool, GlobalAveragePool/MaxPool */
@@ -69,6 +70,9 @@ typedef struct {
   int64_t batch;
   gsize copy_bytes, out_bytes;
   int64_t c_in, block, hw;   /* x's channels, the block size, H * W */
+  gboolean in_place;         /* x is planned as y's first blocks: nothing
+                              * to copy, only y's new channels to zero */
+  gboolean x_lanes_zero;     /* x's padding lanes are zero already */
   /* ONEDNN_OP_POOL without @prim: clinfer's blocked max pool over
    * @n_blocks channel blocks per image (batch, block as above) */
   const ClinferCpuSimd *simd;

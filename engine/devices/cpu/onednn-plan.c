@@ -557,12 +557,125 @@ clear_steps (ClinferOnednnPlan *oplan)
   oplan->scratch_bytes = 0;
 }
 
+/* f (0) == 0 for an eltwise post-op: the ones a conv may carry whose
+ * zero-preservation is plain from the definition. */
+static gboolean
+eltwise_keeps_zero (dnnl_alg_kind_t alg, float alpha, float beta)
+{
+  switch ((int) alg) {
+    case 0:
+    case dnnl_eltwise_relu:
+    case dnnl_eltwise_tanh:
+    case dnnl_eltwise_elu:
+    case dnnl_eltwise_square:
+    case dnnl_eltwise_abs:
+    case dnnl_eltwise_gelu_tanh:
+    case dnnl_eltwise_gelu_erf:
+    case dnnl_eltwise_swish:
+    case dnnl_eltwise_hardswish:
+      return TRUE;
+    case dnnl_eltwise_linear:
+      return beta == 0.f;
+    case dnnl_eltwise_clip:
+    case dnnl_eltwise_clip_v2:
+      return alpha <= 0.f && beta >= 0.f;
+    default:
+      return FALSE;
+  }
+}
+
+/* A conv's (or depthwise + 1x1's) output lanes past its channels: the
+ * weights and bias there are zero, so they hold act (0 + z's lanes) and
+ * then the post-ops of that. */
+static gboolean
+conv_keeps_zero (const OnednnStep *s, const ClinferStep *st,
+    const gboolean *lanes_zero)
+{
+  const ClinferConvParams *p = st->node->op_data;
+
+  if (s->z.md.ndims > 0 && (s->z.reorder || !lanes_zero[s->z.slot]))
+    return FALSE;
+  if (p == NULL || clinfer_activation_apply (p, 0.f) != 0.f)
+    return FALSE;
+  for (guint k = 0; k < s->n_post; k++)
+    if (!eltwise_keeps_zero (s->post[k].alg, s->post[k].alpha, s->post[k].beta)
+        || !eltwise_keeps_zero (s->post[k].alg2, s->post[k].alpha2,
+            s->post[k].beta2))
+      return FALSE;
+  return TRUE;
+}
+
+/* Per slot: whether the padding lanes of its last channel block are known
+ * to be zero once its producer ran, in step order. A channel pad zeroes
+ * them; a conv (oneDNN's, or the depthwise + 1x1 step) keeps zeros where
+ * its residual has them and its activation and post-ops map 0 to 0; a max
+ * pool keeps its input's. Everything else (an eltwise step runs on the
+ * channel-padded view and may leave f (0) there) is unknown. */
+static gboolean *
+padding_lanes_zero (ClinferOnednnPlan *oplan)
+{
+  ClinferPlan *plan = oplan->plan;
+  gboolean *zero = g_new0 (gboolean, MAX (plan->slots->len, 1));
+
+  for (guint i = 0; i < oplan->steps->len; i++) {
+    const OnednnStep *s = &g_array_index (oplan->steps, OnednnStep, i);
+    const ClinferStep *st = &g_array_index (plan->steps, ClinferStep, s->step);
+    gboolean z = FALSE;
+
+    /* A fused step writes nothing: its conv wrote the chain's last slot. */
+    if (s->kind == ONEDNN_OP_FUSED || !oplan->blocked[s->out_slot]
+        || s->dst.reorder)
+      continue;
+    if (s->kind == ONEDNN_OP_PAD_CHANNELS)
+      z = TRUE;
+    else if (s->kind == ONEDNN_OP_CONV || s->kind == ONEDNN_OP_DWPW)
+      z = conv_keeps_zero (s, st, zero);
+    else if (s->kind == ONEDNN_OP_POOL)
+      z = !s->src.reorder && zero[s->src.slot];
+    zero[s->out_slot] = z;
+  }
+  return zero;
+}
+
+/* A channel pad whose input x and output y are both blocked (no reorder
+ * on either side), batch 1: x's blocks are then exactly y's first blocks,
+ * so x becomes an alias of y at offset 0 (the planner places them as one
+ * region, alive from x's producer to y's and x's last readers) and the
+ * step only zeroes y's channels past x's. x's other readers see x
+ * unchanged: the step writes only x's padding lanes, which no consumer
+ * reads as data. A second pad of the same x copies as before. */
+static void
+pad_in_place (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const gboolean *lanes_zero)
+{
+  ClinferPlan *plan = oplan->plan;
+  ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, s->src.slot);
+  ClinferSlot *y = &g_array_index (plan->slots, ClinferSlot, s->dst.slot);
+  ClinferStep *st = &g_array_index (plan->steps, ClinferStep, s->step);
+
+  s->x_lanes_zero = !s->src.reorder && lanes_zero[s->src.slot];
+  if (s->batch != 1 || s->src.reorder || s->dst.reorder
+      || !oplan->blocked[s->src.slot] || !oplan->blocked[s->dst.slot]
+      || x->kind != CLINFER_SLOT_ARENA || y->kind != CLINFER_SLOT_ARENA
+      || x->is_output || x->aliased || s->src.slot == s->dst.slot
+      || x->bytes > y->bytes)
+    return;
+  x->aliased = TRUE;
+  x->alias_of = s->dst.slot;
+  x->alias_offset = 0;
+  s->in_place = TRUE;
+  g_free (st->kernel.name);
+  st->kernel.name = g_strdup_printf ("onednn-layout:pad_channels_in_place_%s",
+      oplan->block_tag == dnnl_nChw16c ? "nChw16c" : "nChw8c");
+}
+
 /* Blocked slots hold their channels rounded up to whole blocks: enlarge
- * them and plan the arena again. */
+ * them, let channel pads run in place, and plan the arena again. */
 static void
 resize_slots (ClinferOnednnPlan *oplan)
 {
   ClinferPlan *plan = oplan->plan;
+  g_autofree gboolean *lanes_zero = NULL;
 
   for (guint i = 0; i < plan->slots->len; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
@@ -586,6 +699,14 @@ resize_slots (ClinferOnednnPlan *oplan)
       ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, st->src.slot);
       x->last_step = MAX (x->last_step, (int) st->step);
     }
+  }
+  /* After the lifetimes are final; in step order, so that a pad of a
+   * pad's output chains (x in y in z). */
+  lanes_zero = padding_lanes_zero (oplan);
+  for (guint i = 0; i < oplan->steps->len; i++) {
+    OnednnStep *st = &g_array_index (oplan->steps, OnednnStep, i);
+    if (st->kind == ONEDNN_OP_PAD_CHANNELS)
+      pad_in_place (oplan, st, lanes_zero);
   }
   clinfer_plan_assign_memory (plan);
 }
@@ -866,23 +987,39 @@ reorder (ClinferOnednnRun *run, const OnednnOperand *o, dnnl_memory_t from,
           2, args), "a layout reorder", error);
 }
 
+/* Zeroes lanes @used.. of each of @hw pixels of one channel block: the
+ * whole block per pixel with a select, which vectorises (a memset per
+ * pixel of the few lanes does not). */
+static void
+zero_block_tail (float *blk, int64_t hw, int64_t block, int64_t used)
+{
+  if (block == 16) {
+    for (int64_t i = 0; i < hw; i++)
+      for (int c = 0; c < 16; c++)
+        blk[i * 16 + c] = c < used ? blk[i * 16 + c] : 0.f;
+  } else {
+    for (int64_t i = 0; i < hw; i++)
+      for (int c = 0; c < 8; c++)
+        blk[i * 8 + c] = c < used ? blk[i * 8 + c] : 0.f;
+  }
+}
+
+/* y = x's blocks, then zeros; in place (x already is y's first blocks)
+ * only the zeros. */
 static void
 pad_channels (const OnednnStep *s, const void *src, void *dst)
 {
   for (int64_t n = 0; n < s->batch; n++) {
     const guint8 *x = (const guint8 *) src + n * s->copy_bytes;
     guint8 *y = (guint8 *) dst + n * s->out_bytes;
-    memcpy (y, x, s->copy_bytes);
+    if (!s->in_place)
+      memcpy (y, x, s->copy_bytes);
     memset (y + s->copy_bytes, 0, s->out_bytes - s->copy_bytes);
     /* x's last partial block: its padding channels become real ones, and
      * an eltwise step before may have left non-zeros there. */
-    if (s->c_in % s->block != 0) {
-      float *last = (float *) y + (s->c_in / s->block) * s->hw * s->block;
-      int64_t used = s->c_in % s->block;
-      for (int64_t i = 0; i < s->hw; i++)
-        memset (last + i * s->block + used, 0,
-            (s->block - used) * sizeof (float));
-    }
+    if (s->c_in % s->block != 0 && !s->x_lanes_zero)
+      zero_block_tail ((float *) y + (s->c_in / s->block) * s->hw * s->block,
+          s->hw, s->block, s->c_in % s->block);
   }
 }
 
