@@ -12,10 +12,11 @@
 /* Vector width in floats and GEMM micro-tile rows: the tile of MR x 2
  * vectors of accumulators plus two B vectors and a broadcast must fit the
  * register file (16 registers below AVX-512, 32 with it). */
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && !defined(CLINFER_SIMD_VW8)
 #define VW 16
 #define MR 12
 #elif defined(__AVX2__)
+/* Also avx2x32: these 8-float vectors with AVX-512VL's 32 registers. */
 #define VW 8
 #define MR 6
 #else
@@ -609,6 +610,14 @@ ISA (max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
 #define DWPW_PT2 12
 #define DWPW_PT1 16
 #define DWPW_PX 8
+#elif defined(__AVX512VL__)
+/* 8-float vectors in 32 registers: BlazeFace's 24 channels are 3 output
+ * vectors, 3 x 8 pixels of accumulators. */
+#define DWPW_OV 3
+#define DWPW_PT 8
+#define DWPW_PT2 12
+#define DWPW_PT1 16
+#define DWPW_PX 6
 #else
 #define DWPW_OV 3
 #define DWPW_PT 4
@@ -851,6 +860,7 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
 /* Built into the generic variant only: it links against the others. */
 #ifdef CLINFER_CPU_SIMD_X86
 extern const ClinferCpuSimd clinfer_cpu_simd_avx2;
+extern const ClinferCpuSimd clinfer_cpu_simd_avx2x32;
 extern const ClinferCpuSimd clinfer_cpu_simd_avx512;
 #endif
 
@@ -860,6 +870,12 @@ clinfer_cpu_simd_get (ClinferCpuIsa isa)
 #ifdef CLINFER_CPU_SIMD_X86
   if (isa == CLINFER_CPU_ISA_AVX512)
     return &clinfer_cpu_simd_avx512;
+  /* 8-float vectors on an AVX-512 machine (8-channel blocks there): the
+   * AVX2 kernels compiled with AVX-512VL's 32 registers, unless
+   * CLINFER_CPU_ISA caps the machine at AVX2. */
+  if (isa == CLINFER_CPU_ISA_AVX2
+      && clinfer_cpu_isa_detect () >= CLINFER_CPU_ISA_AVX512)
+    return &clinfer_cpu_simd_avx2x32;
   if (isa == CLINFER_CPU_ISA_AVX2)
     return &clinfer_cpu_simd_avx2;
 #endif
