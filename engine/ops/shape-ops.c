@@ -355,6 +355,11 @@ transpose_2d_u32 (guint32 *restrict dst, const guint32 *restrict src,
 {
   if (cols == 3) {
     guint32 *d0 = dst, *d1 = dst + rows, *d2 = dst + 2 * rows;
+    /* Split between the threads when large: the next step (a conv)
+     * usually reads the planes from every thread, so each write here has
+     * to take its cache line back from another core first; two threads
+     * wait for those transfers side by side. */
+    _Pragma ("omp parallel for schedule(static) if (rows > 8192)")
     for (int64_t r = 0; r < rows; r++) {
       d0[r] = src[3 * r];
       d1[r] = src[3 * r + 1];
