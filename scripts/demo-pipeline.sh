@@ -53,8 +53,9 @@ rm -f "$output"
 
 # The plugin straight from the build folder, with a registry of its own so
 # an installed copy or a stale cache cannot get in the way.
-export GST_PLUGIN_PATH="$PWD/$build_dir/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-export GST_REGISTRY="$PWD/$build_dir/gst/demo-registry.bin"
+build_abs=$(cd "$build_dir" && pwd)
+export GST_PLUGIN_PATH="$build_abs/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+export GST_REGISTRY="$build_abs/gst/demo-registry.bin"
 
 pipeline=(filesrc "location=$image" ! pngdec ! imagefreeze num-buffers=5 ! videoconvert
   ! clinfer "model=$model" decoder=blazeface silent=false
