@@ -90,8 +90,11 @@ struct _ClinferOnednnPlan {
                               * post-op of, or -1 */
   GArray *steps;             /* OnednnStep */
   gboolean *blocked;         /* per slot: kept in the blocked layout */
-  dnnl_format_tag_t block_tag;   /* nChw8c (AVX2) or nChw16c (AVX-512) */
-  ClinferCpuIsa isa;         /* the device's: clinfer's own blocked kernels */
+  dnnl_format_tag_t block_tag;   /* nChw8c or nChw16c: choose_block () */
+  ClinferCpuIsa isa;         /* clinfer's own blocked kernels: the device's,
+                              * capped at AVX2 for nChw8c (whose
+                              * clinfer_cpu_simd_get () is avx2x32 on
+                              * AVX-512 machines) */
   gsize scratch_bytes;       /* max over the steps */
 };
 
