@@ -865,6 +865,41 @@ test_dw_pw (gconstpointer data)
   }
 }
 
+/* The fusion's default (CLINFER_CPU_DWPW unset) on BlazeFace's block at
+ * 21x19, whose depthwise output fits any L2 cache: with one thread the
+ * pair stays two oneDNN primitives; with two it is fused wherever
+ * clinfer has a blocked kernel (AVX2 and up), because the fused step
+ * splits its rows once for both convs. The results match the reference
+ * either way. */
+static void
+test_dw_pw_default (void)
+{
+  const DwPwCase *c = &dwpw_cases[0];
+  g_autoptr (GRand) rand = g_rand_new_with_seed (33);
+  int64_t xd[] = { c->n, c->c, c->h, c->w };
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL;
+  ClinferTensor *inputs[1] = { x };
+  gboolean kernel = clinfer_cpu_isa_detect () >= CLINFER_CPU_ISA_AVX2;
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  g_assert_null (g_getenv ("CLINFER_CPU_DWPW"));
+  {
+    ClinferGraph *g = dwpw_graph (c);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    clinfer_graph_free (g);
+  }
+  for (int threads = 1; threads <= 2; threads++) {
+    g_autoptr (ClinferTensor) got = run_cpu (dwpw_graph (c), inputs, 1,
+        threads, &n_onednn, &n_steps);
+    g_assert_cmpint (strstr (last_kernels->str, "depthwise run by") != NULL,
+        ==, threads == 2 && kernel);
+    op_test_assert_close (got, ref, c->name);
+  }
+}
+
 /* The channel block: x (1xCx{H}x{H}) -> 1x1 conv C -> C -> MaxPool 2x2
  * -> 1x1 conv C -> 5; the blocked max pool's kernel name tells the block.
  * With AVX2 it is 8; with AVX-512 16, except where AVX-512 runs at half
@@ -1159,6 +1194,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/chain/blocked", test_chain_blocked);
   g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);
   g_test_add_func ("/onednn/pool-blocked", test_pool_blocked);
+  g_test_add_func ("/onednn/dw-pw-default", test_dw_pw_default);
   g_test_add_func ("/onednn/block-choice", test_block_choice);
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/softmax", test_softmax);

@@ -22,24 +22,33 @@ dwpw_override (void)
 }
 
 gboolean
-clinfer_onednn_dwpw_enabled (ClinferCpuIsa isa)
+clinfer_onednn_dwpw_enabled (ClinferCpuIsa isa, int threads)
 {
   int o = dwpw_override ();
 
-  /* Measured against oneDNN's two primitives with AVX2 only (see
-   * docs/performance.md); elsewhere on request (CLINFER_CPU_DWPW=1). */
-  return o >= 0 ? o == 1 : isa == CLINFER_CPU_ISA_AVX2;
+  /* Measured against oneDNN's two primitives (docs/performance.md): with
+   * one thread it pays with AVX2 only; with more it pays with both
+   * blocked kernels, because the fused step splits the rows between the
+   * threads once for both convs where oneDNN's depthwise and 1x1 split
+   * theirs differently (half the depthwise output changes cores) and
+   * each adds a fork and a join. Elsewhere on request
+   * (CLINFER_CPU_DWPW=1). */
+  if (o >= 0)
+    return o == 1;
+  return isa == CLINFER_CPU_ISA_AVX2
+      || (threads > 1 && isa >= CLINFER_CPU_ISA_AVX2);
 }
 
-/* The fusion pays where the depthwise output would not stay in the L2
- * cache between the two convs: smaller pairs run faster as oneDNN's own
- * primitives (jit_dw + jit_1x1 at BlazeFace's 64x64 and smaller). */
 static gboolean
-worth_fusing (gsize dw_out_bytes)
+worth_fusing (int threads, gsize dw_out_bytes)
 {
   long l2 = -1;
 
-  if (dwpw_override () == 1)
+  /* With one thread the fusion pays where the depthwise output would not
+   * stay in the L2 cache between the two convs: smaller pairs run faster
+   * as oneDNN's own primitives (jit_dw + jit_1x1 at BlazeFace's 64x64
+   * and smaller). With more threads it pays at every size (see above). */
+  if (dwpw_override () == 1 || threads > 1)
     return TRUE;
 #ifdef _SC_LEVEL2_CACHE_SIZE
   l2 = sysconf (_SC_LEVEL2_CACHE_SIZE);
@@ -89,7 +98,7 @@ clinfer_onednn_dwpw_accepts (const ClinferOnednnPlan *oplan,
   int64_t c = x->shape.dims[1];
   ClinferWindow win;
 
-  if (pd == NULL || pp == NULL || !clinfer_onednn_dwpw_enabled (oplan->isa)
+  if (pd == NULL || pp == NULL || !clinfer_onednn_dwpw_enabled (oplan->isa, oplan->threads)
       || block % (simd->nr / 2) != 0)
     return FALSE;
   /* Depthwise: one channel per group, no residual. */
@@ -108,7 +117,7 @@ clinfer_onednn_dwpw_accepts (const ClinferOnednnPlan *oplan,
     if (win.stride[i] != 1 || win.pad_begin[i] != 0 || win.pad_end[i] != 0)
       return FALSE;
   return y->dims[1] == wp->shape.dims[0]
-      && worth_fusing ((gsize) (c + block - 1) / block * block * win.out[0]
+      && worth_fusing (oplan->threads, (gsize) (c + block - 1) / block * block * win.out[0]
           * win.out[1] * sizeof (float));
 }
 

@@ -96,6 +96,7 @@ struct _ClinferOnednnPlan {
                               * clinfer_cpu_simd_get () is avx2x32 on
                               * AVX-512 machines) */
   gsize scratch_bytes;       /* max over the steps */
+  int threads;               /* the device's thread count */
 };
 
 /* The process-wide CPU engine (created once), or NULL with @error. */
@@ -185,10 +186,10 @@ gboolean clinfer_onednn_constant_new (dnnl_engine_t engine,
     const ClinferTensor *t, const dnnl_memory_desc_t *user_md,
     const dnnl_memory_desc_t *want, void **data, dnnl_memory_t *mem,
     GError **error);
-/* Depthwise + 1x1 fusion (onednn-dwpw.c): whether it is on for @isa
- * (CLINFER_CPU_DWPW=0/1 overrides), whether the pair fits the kernel, the
+/* Depthwise + 1x1 fusion (onednn-dwpw.c): whether it is on for @isa and
+ * the plan's @threads (CLINFER_CPU_DWPW=0/1 overrides), whether the pair fits the kernel, the
  * step's packed weights and operands, and running it. */
-gboolean clinfer_onednn_dwpw_enabled (ClinferCpuIsa isa);
+gboolean clinfer_onednn_dwpw_enabled (ClinferCpuIsa isa, int threads);
 gboolean clinfer_onednn_dwpw_accepts (const ClinferOnednnPlan *oplan,
     const ClinferStep *dw, const ClinferStep *pw);
 gboolean clinfer_onednn_dwpw_build (ClinferOnednnPlan *oplan, OnednnStep *s,

@@ -802,6 +802,7 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   oplan->fused_into = g_new (int, MAX (n, 1));
   oplan->blocked = g_new0 (gboolean, MAX (plan->slots->len, 1));
   oplan->steps = g_array_new (FALSE, TRUE, sizeof (OnednnStep));
+  oplan->threads = device->threads;
   oplan->block_tag = choose_block (device->isa, plan, claimed, kinds);
   /* clinfer's own blocked kernels (max pool, pad, depthwise + 1x1) take
    * the ISA whose vector matches the block. */
