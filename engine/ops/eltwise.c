@@ -395,6 +395,18 @@ pow_apply (const ClinferTensor *a, const ClinferTensor *b,
   clinfer_bcast_init (&bc, 2, ins, clinfer_tensor_get_shape (o));
   if (bc.n <= 0)
     return;
+  if (clinfer_tensor_get_element_type (o) == CLINFER_TYPE_F32
+      && clinfer_tensor_get_n_elements (b) == 1
+      && clinfer_tensor_get_n_elements (a) == bc.n
+      && ((const float *) clinfer_tensor_get_const_data (b))[0] == 2.f) {
+    /* x^2 (a variance, LayerNorm written out): x * x is what powf
+     * returns, at a fraction of its cost. */
+    const float *x = clinfer_tensor_get_const_data (a);
+    float *y = clinfer_tensor_get_data (o);
+    for (int64_t i = 0; i < bc.n; i++)
+      y[i] = x[i] * x[i];
+    return;
+  }
   if (clinfer_tensor_get_element_type (o) == CLINFER_TYPE_F32)
     BIN_LOOP (float, float, float, powf (x, y));
   else

@@ -107,6 +107,36 @@ test_pow_mixed_types (void)
   g_assert_cmpfloat (o[2], ==, 2.f);
 }
 
+/* Pow by a scalar 2 (LayerNorm's variance) takes a shortcut for powf:
+ * the same values, signs, infinities and NaN, also where the exponent
+ * has more dims than the base (y grows to [2, 3]: the general loop). */
+static void
+test_pow_square (void)
+{
+  int64_t d[] = { 6 }, d1[] = { 1 }, d3[] = { 3 }, d21[] = { 2, 1 };
+  float av[] = { 2.5f, -3.f, 0.f, -INFINITY, NAN, 1e-30f }, two[] = { 2, 2 };
+  g_autoptr (ClinferTensor) a = op_test_tensor (CLINFER_TYPE_F32, 1, d, av);
+  g_autoptr (ClinferTensor) a3 = op_test_tensor (CLINFER_TYPE_F32, 1, d3, av);
+  g_autoptr (ClinferTensor) b = op_test_tensor (CLINFER_TYPE_F32, 1, d1, two);
+  g_autoptr (ClinferTensor) b21 = op_test_tensor (CLINFER_TYPE_F32, 2, d21, two);
+  ClinferTensor *ins[] = { a, b }, *ins2[] = { a3, b21 };
+  g_autoptr (ClinferTensor) y = run_op ("Pow", 15, 2, ins, NULL, NULL);
+  g_autoptr (ClinferTensor) y2 = run_op ("Pow", 15, 2, ins2, NULL, NULL);
+  const float *o = clinfer_tensor_get_const_data (y);
+  const float *o2 = clinfer_tensor_get_const_data (y2);
+
+  for (int i = 0; i < 6; i++) {
+    float want = powf (av[i], 2.f);
+    if (isnan (want))
+      g_assert_true (isnan (o[i]));
+    else
+      g_assert_cmpfloat (o[i], ==, want);
+  }
+  g_assert_cmpint (clinfer_tensor_get_n_elements (y2), ==, 6);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (o2[i], ==, powf (av[i % 3], 2.f));
+}
+
 /* Where broadcasts all three inputs: cond [2,1], x [3], y scalar. */
 static void
 test_where_broadcast (void)
@@ -267,6 +297,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eltwise/legacy-broadcast-axis", test_legacy_broadcast_axis);
   g_test_add_func ("/eltwise/mod-integer-sign-rules", test_mod_integer_sign_rules);
   g_test_add_func ("/eltwise/pow-mixed-types", test_pow_mixed_types);
+  g_test_add_func ("/eltwise/pow-square", test_pow_square);
   g_test_add_func ("/eltwise/variadic-max-broadcast", test_variadic_max_broadcast);
   g_test_add_func ("/eltwise/large-broadcast-mul", test_large_broadcast_mul);
   g_test_add_func ("/logic/where-broadcast", test_where_broadcast);

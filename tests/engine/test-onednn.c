@@ -6,6 +6,7 @@
  * switch. */
 #include "op-test-util.h"
 #include "devices/cpu/cpu-kernels.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -529,6 +530,37 @@ test_matmul (void)
   }
 }
 
+/* Softmax of @x (its first @big values times 80, the rest times 8) at
+ * @axis, by the reference evals (*ref) and on the CPU device with
+ * @threads (returned); *n_onednn and *n_steps as run_cpu () sets them. */
+static ClinferTensor *
+run_softmax (int opset, int64_t axis, ClinferTensor *x, int64_t big,
+    int threads, ClinferTensor **ref, guint *n_onednn, guint *n_steps)
+{
+  ClinferGraph *g = op_test_graph (opset);
+  ClinferTensor *inputs[1] = { x };
+  float *v = clinfer_tensor_get_data (x);
+  ClinferNode *in, *sm;
+  GError *err = NULL;
+  ClinferTensor *got;
+
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (x); i++)
+    v[i] *= i < big ? 80.f : 8.f;
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32,
+      clinfer_tensor_get_shape (x));
+  sm = add_node (g, "Softmax", "sm", in, NULL);
+  clinfer_node_set_attr (sm, "axis", clinfer_attr_new_int (axis));
+  clinfer_graph_add_output (g, (ClinferPortRef) { sm, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  *ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  model_opset = opset;
+  got = run_cpu (g, inputs, 1, threads, n_onednn, n_steps);
+  model_opset = 13;
+  return got;
+}
+
 /* Softmax on the plain layout of [2, 7, 19]: opset 11 flattened at axis
  * 1 ([2, 133]) and opset 13 along the last axis run on oneDNN; opset 13
  * along the middle axis ([outer, n, inner] = [2, 7, 19]) has only
@@ -542,34 +574,54 @@ test_softmax (void)
 
   for (gsize c = 0; c < G_N_ELEMENTS (cases); c++) {
     g_autoptr (GRand) rand = g_rand_new_with_seed (13);
-    ClinferGraph *g = op_test_graph (cases[c].opset);
     int64_t xd[] = { 2, 7, 19 };
-    ClinferShape xs = clinfer_shape_make (3, xd);
     g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
     g_autoptr (ClinferTensor) ref = NULL, got = NULL;
-    ClinferNode *in, *sm;
-    ClinferTensor *inputs[1] = { x };
-    GError *err = NULL;
     guint n_onednn, n_steps;
-    float *v = clinfer_tensor_get_data (x);
 
-    for (int64_t i = 0; i < clinfer_tensor_get_n_elements (x); i++)
-      v[i] *= 8.f;
-    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
-    sm = add_node (g, "Softmax", "sm", in, NULL);
-    clinfer_node_set_attr (sm, "axis", clinfer_attr_new_int (cases[c].axis));
-    clinfer_graph_add_output (g, (ClinferPortRef) { sm, 0 }, "y");
-    g_assert_true (op_test_prepare (g, &err));
-    g_assert_no_error (err);
-    ref = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
-    model_opset = cases[c].opset;
-    got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
-    model_opset = 13;
+    got = run_softmax (cases[c].opset, cases[c].axis, x, 0, 1, &ref,
+        &n_onednn, &n_steps);
     g_assert_cmpuint (n_steps, ==, 1);
     g_assert_cmpuint (n_onednn, ==, cases[c].n_onednn);
     op_test_assert_close (got, ref, "softmax");
   }
+}
+
+/* Softmax over rows of 1024 floats or more with two threads: clinfer's
+ * kernel splits each row between the threads (run lengths that are not
+ * multiples of the vector or of 16, a row spread over -80..80, opset 11's
+ * flattening); one thread keeps oneDNN's. Both match the reference. */
+static void
+test_softmax_split (void)
+{
+  static const struct { int opset; int64_t axis; int64_t d[3]; } cases[] = {
+    { 13, -1, { 1, 5, 1500 } }, { 13, -1, { 1, 2, 1024 } },
+    { 13, -1, { 1, 70, 1027 } }, { 11, 1, { 2, 40, 30 } },
+  };
+
+  for (gsize c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (int threads = 1; threads <= 2; threads++) {
+      g_autoptr (GRand) rand = g_rand_new_with_seed (14 + c);
+      g_autoptr (ClinferTensor) x = op_test_random (rand, 3, cases[c].d);
+      g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+      int64_t n = clinfer_tensor_get_n_elements (x);
+      guint n_onednn, n_steps;
+
+      got = run_softmax (cases[c].opset, cases[c].axis, x, cases[c].d[2],
+          threads, &ref, &n_onednn, &n_steps);
+      g_assert_cmpuint (n_onednn, ==, 1);
+      g_assert_cmpint (strstr (last_kernels->str, "softmax_column_split")
+          != NULL, ==, threads == 2);
+      op_test_assert_close (got, ref, "softmax");
+      /* Relative too: the vector exp's error, not hidden by small values. */
+      for (int64_t i = 0; i < n; i++) {
+        float r = ((const float *) clinfer_tensor_get_const_data (ref))[i];
+        float o = ((const float *) clinfer_tensor_get_const_data (got))[i];
+        if (fabsf (o - r) > 1e-5f * fabsf (r) + 1e-30f)
+          g_error ("softmax element %" G_GINT64_FORMAT ": %g, expected %g",
+              i, o, r);
+      }
+    }
 }
 
 /* A conv output read by a C kernel (Transpose) and by a oneDNN conv:
@@ -1198,6 +1250,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/block-choice", test_block_choice);
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/softmax", test_softmax);
+  g_test_add_func ("/onednn/softmax-split", test_softmax_split);
   g_test_add_func ("/onednn/post-ops", test_post_ops);
   g_test_add_func ("/onednn/post-ops-same-alg", test_post_ops_same_alg);
   g_test_add_func ("/onednn/post-op-hardswish", test_post_op_hardswish);

@@ -848,12 +848,92 @@ ISA (dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
 }
 
 /* ---------------------------------------------------------------- */
+/* Softmax, a part of each row at a time                             */
+
+/* exp (x): x / ln 2 rounded to n (the magic number leaves it in the low
+ * mantissa bits), Cephes expf's polynomial on the remainder, times 2^n.
+ * The argument is clamped to [-87.3, 88.3] so that 2^n stays a normal
+ * number; NaN stays NaN. */
+INLINE vf
+vexp (vf x)
+{
+  const vf magic = vbcast (12582912.f);     /* 1.5 * 2^23 */
+  vf t, n, z, p;
+  vi e;
+
+  x = vselect (x > vbcast (88.3f), vbcast (88.3f), x);
+  x = vselect (x < vbcast (-87.3f), vbcast (-87.3f), x);
+  t = x * vbcast (1.44269504088896341f) + magic;
+  n = t - magic;
+  e = ((vi) t - (vi) magic + 127) << 23;
+  x = x - n * vbcast (0.693359375f) - n * vbcast (-2.12194440e-4f);
+  z = x * x;
+  p = vbcast (1.9875691500e-4f);
+  p = p * x + vbcast (1.3981999507e-3f);
+  p = p * x + vbcast (8.3334519073e-3f);
+  p = p * x + vbcast (4.1665795894e-2f);
+  p = p * x + vbcast (1.6666665459e-1f);
+  p = p * x + vbcast (5.0000001201e-1f);
+  p = p * z + x + vbcast (1.f);
+  return p * (vf) e;
+}
+
+static float
+ISA (row_max) (const float *x, int64_t n)
+{
+  vf m = vbcast (-INFINITY);
+  float r = -INFINITY;
+  int64_t i = 0;
+
+  for (; i + VW <= n; i += VW)
+    m = vmax (m, vload (x + i));
+  for (int l = 0; l < VW; l++)
+    r = m[l] > r ? m[l] : r;
+  for (; i < n; i++)
+    r = x[i] > r ? x[i] : r;
+  return r;
+}
+
+static float
+ISA (exp_sum) (const float *x, float *y, int64_t n, float m)
+{
+  vf acc = vbcast (0.f), vm = vbcast (m);
+  float r = 0.f;
+  int64_t i = 0;
+
+  for (; i + VW <= n; i += VW) {
+    vf v = vexp (vload (x + i) - vm);
+    vstore (y + i, v);
+    acc += v;
+  }
+  for (int l = 0; l < VW; l++)
+    r += acc[l];
+  for (; i < n; i++) {
+    y[i] = expf (x[i] - m);
+    r += y[i];
+  }
+  return r;
+}
+
+static void
+ISA (scale) (float *y, int64_t n, float s)
+{
+  vf vs = vbcast (s);
+  int64_t i = 0;
+
+  for (; i + VW <= n; i += VW)
+    vstore (y + i, vload (y + i) * vs);
+  for (; i < n; i++)
+    y[i] *= s;
+}
+
+/* ---------------------------------------------------------------- */
 
 const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   G_STRINGIFY (CLINFER_ISA_SUFFIX), MR, NR,
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
-  ISA (dw_pw_blocked),
+  ISA (dw_pw_blocked), ISA (row_max), ISA (exp_sum), ISA (scale),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

@@ -95,6 +95,11 @@ typedef struct {
    * output never leaves the thread's stack buffer. */
   void (*dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
       const float *z, float *y, int oy0, int oy1);
+  /* Softmax of a row in parts: the largest of @n floats; y = exp (x - m)
+   * (a vector exp, within a few ulp of expf) and their sum; y *= s. */
+  float (*row_max) (const float *x, int64_t n);
+  float (*exp_sum) (const float *x, float *y, int64_t n, float m);
+  void (*scale) (float *y, int64_t n, float s);
 } ClinferCpuSimd;
 
 /* The kernels of @isa (the generic table when @isa is not built in). */

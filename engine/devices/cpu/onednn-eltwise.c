@@ -8,6 +8,7 @@
 #include "ops/conv.h"
 #include "ops/resize.h"
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 static gboolean
@@ -635,6 +636,64 @@ clinfer_onednn_softmax_accepts (const ClinferPlan *plan, const ClinferStep *st)
       && activation_slot (plan, st->in_slots[0]);
 }
 
+/* Rows at least this long are split between the threads (with more than
+ * one): softmax_columns (). */
+#define SOFTMAX_SPLIT_COLS 1024
+
+/* Threads and rows softmax_columns () handles per parallel region. */
+#define SPLIT_MAX_THREADS 64
+#define SPLIT_ROWS 64
+
+/* Softmax over long rows (a classifier's or a recogniser's scores after a
+ * MatMul), each row split into one run of columns per thread: partial
+ * maxima, a barrier, exp and partial sums, a barrier, the scaling. A
+ * MatMul with few rows splits its output by columns too, so each thread
+ * reads what its own core wrote; oneDNN's softmax splits by rows, and
+ * half of every row then has to come over from the other core (4x slower
+ * than one thread on a 2-vCPU VM whose vCPUs sit far apart). Runs are
+ * multiples of 16 floats, so no two threads write one cache line. */
+void
+clinfer_onednn_softmax_columns (const OnednnStep *s, const float *x, float *y)
+{
+  const ClinferCpuSimd *k = s->simd;
+  int64_t rows = s->sm_rows, cols = s->sm_cols;
+  float part[2][SPLIT_ROWS * SPLIT_MAX_THREADS];
+
+  for (int64_t r0 = 0; r0 < rows; r0 += SPLIT_ROWS) {
+    int64_t nr = MIN (SPLIT_ROWS, rows - r0);
+
+#pragma omp parallel num_threads (MIN (omp_get_max_threads (), SPLIT_MAX_THREADS))
+    {
+      int nt = omp_get_num_threads (), t = omp_get_thread_num ();
+      int64_t c0 = t == 0 ? 0 : cols * t / nt / 16 * 16;
+      int64_t c1 = t == nt - 1 ? cols : cols * (t + 1) / nt / 16 * 16;
+      int64_t n = c1 - c0;
+
+      for (int64_t r = 0; r < nr; r++)
+        part[0][r * SPLIT_MAX_THREADS + t] = n > 0
+            ? k->row_max (x + (r0 + r) * cols + c0, n) : -INFINITY;
+#pragma omp barrier
+      for (int64_t r = 0; r < nr; r++) {
+        const float *pm = &part[0][r * SPLIT_MAX_THREADS];
+        float m = pm[0];
+        for (int i = 1; i < nt; i++)
+          m = pm[i] > m ? pm[i] : m;
+        part[1][r * SPLIT_MAX_THREADS + t] = n > 0
+            ? k->exp_sum (x + (r0 + r) * cols + c0, y + (r0 + r) * cols + c0,
+                n, m) : 0.f;
+      }
+#pragma omp barrier
+      for (int64_t r = 0; r < nr && n > 0; r++) {
+        const float *ps = &part[1][r * SPLIT_MAX_THREADS];
+        float sum = 0.f;
+        for (int i = 0; i < nt; i++)
+          sum += ps[i];
+        k->scale (y + (r0 + r) * cols + c0, n, 1.f / sum);
+      }
+    }
+  }
+}
+
 /* Plain operands bound in place, as for MatMul. */
 gboolean
 clinfer_onednn_softmax_build (ClinferOnednnPlan *oplan, OnednnStep *s,
@@ -652,16 +711,26 @@ clinfer_onednn_softmax_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     return FALSE;
   dnnl_memory_desc_init_by_tag (&md, nd, d, dnnl_f32,
       nd == 2 ? dnnl_ab : dnnl_abc);
+  s->src.slot = st->in_slots[0];
+  s->dst.slot = st->out_slots[0];
+  s->z.slot = G_MAXUINT;
+  if (nd == 2 && oplan->threads > 1 && d[1] >= SOFTMAX_SPLIT_COLS) {
+    s->simd = clinfer_cpu_simd_get (oplan->isa);
+    s->sm_rows = d[0];
+    s->sm_cols = d[1];
+    s->src.md = s->src.slot_md = s->dst.md = s->dst.slot_md = md;
+    g_free (st->kernel.name);
+    ((ClinferStep *) st)->kernel.name = g_strdup_printf (
+        "onednn-layout:softmax_column_split_%s", s->simd->isa_name);
+    return TRUE;
+  }
   if (dnnl_softmax_v2_forward_desc_init (&sd, dnnl_forward_inference,
           dnnl_softmax_accurate, &md, &md, 1) != dnnl_success
       || (pd = make_pd (oplan, &sd, error)) == NULL
       || !clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
-  s->src.slot = st->in_slots[0];
   s->src.md = s->src.slot_md = md;
-  s->dst.slot = st->out_slots[0];
   s->dst.md = s->dst.slot_md = md;
-  s->z.slot = G_MAXUINT;
   s->scratchpad_offset = 0;
   s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
   return TRUE;

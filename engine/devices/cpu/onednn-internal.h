@@ -80,6 +80,9 @@ typedef struct {
   int64_t n_blocks;
   /* ONEDNN_OP_DWPW: the kernel's arguments (weights in @weights_data) */
   ClinferCpuDwPwArgs dwpw;
+  /* ONEDNN_OP_SOFTMAX without @prim: clinfer's softmax of @sm_rows rows
+   * of @sm_cols, the threads splitting each row (softmax_columns ()) */
+  int64_t sm_rows, sm_cols;
 } OnednnStep;
 
 struct _ClinferOnednnPlan {
@@ -168,6 +171,9 @@ gboolean clinfer_onednn_softmax_accepts (const ClinferPlan *plan,
     const ClinferStep *st);
 gboolean clinfer_onednn_softmax_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+/* Runs a softmax step built without a primitive (@x may be @y). */
+void clinfer_onednn_softmax_columns (const OnednnStep *s, const float *x,
+    float *y);
 /* The eltwise algorithm(s) of @node and the input it reads, FALSE when
  * it is not a unary/scalar-constant element-wise op. */
 gboolean clinfer_onednn_eltwise_spec (const ClinferNode *node,

@@ -1052,6 +1052,11 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     if (rs->z)
       dnnl_memory_get_data_handle (rs->z, &z);
     clinfer_onednn_dwpw_run (s, x, z, y);
+  } else if (s->kind == ONEDNN_OP_SOFTMAX && s->prim == NULL) {
+    void *x = NULL, *y = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    clinfer_onednn_softmax_columns (s, x, y);
   } else if (s->kind == ONEDNN_OP_POOL && s->prim == NULL) {
     void *x = NULL, *y = NULL;
     dnnl_memory_get_data_handle (rs->src, &x);
