@@ -636,8 +636,8 @@ clinfer_onednn_softmax_accepts (const ClinferPlan *plan, const ClinferStep *st)
       && activation_slot (plan, st->in_slots[0]);
 }
 
-/* Rows at least this long are split between the threads (with more than
- * one): softmax_columns (). */
+/* Rows at least this long run on softmax_columns (), split between the
+ * threads when there are several. */
 #define SOFTMAX_SPLIT_COLS 1024
 
 /* Threads and rows softmax_columns () handles per parallel region. */
@@ -651,7 +651,9 @@ clinfer_onednn_softmax_accepts (const ClinferPlan *plan, const ClinferStep *st)
  * reads what its own core wrote; oneDNN's softmax splits by rows, and
  * half of every row then has to come over from the other core (4x slower
  * than one thread on a 2-vCPU VM whose vCPUs sit far apart). Runs are
- * multiples of 16 floats, so no two threads write one cache line. */
+ * multiples of 16 floats, so no two threads write one cache line. With
+ * one thread it is oneDNN 2.6's jit softmax's work in a third less time
+ * (40 x 6625: 0.13 against 0.14-0.20 ms on Zen 4). */
 void
 clinfer_onednn_softmax_columns (const OnednnStep *s, const float *x, float *y)
 {
@@ -714,7 +716,7 @@ clinfer_onednn_softmax_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   s->src.slot = st->in_slots[0];
   s->dst.slot = st->out_slots[0];
   s->z.slot = G_MAXUINT;
-  if (nd == 2 && oplan->threads > 1 && d[1] >= SOFTMAX_SPLIT_COLS) {
+  if (nd == 2 && d[1] >= SOFTMAX_SPLIT_COLS) {
     s->simd = clinfer_cpu_simd_get (oplan->isa);
     s->sm_rows = d[0];
     s->sm_cols = d[1];
