@@ -320,6 +320,11 @@ cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
     cpu_free_run (&run->base);
     return NULL;
   }
+  /* CLINFER_CPU_ARENA_NAN=1: a new arena starts as NaN bit patterns, so a
+   * step that reads what no step wrote shows in the outputs (the tests
+   * set it; glibc's MALLOC_PERTURB_ does the same for malloc). */
+  if (run->arena && g_getenv ("CLINFER_CPU_ARENA_NAN"))
+    memset (run->arena, 0xff, plan->arena_size);
   for (guint i = 0; i < plan->slots->len; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
     if (s->kind == CLINFER_SLOT_CONSTANT)

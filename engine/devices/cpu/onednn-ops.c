@@ -4,6 +4,7 @@
  * preferred layout; MaxPool; the zero channel pad Concat (x, zeros)). */
 #include "devices/cpu/onednn-internal.h"
 #include "ops/conv.h"
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -571,13 +572,20 @@ clinfer_onednn_max_pool_blocked (const OnednnStep *s, const float *src,
   gsize in_plane = (gsize) g->ih * g->iw * s->block;
   gsize out_plane = (gsize) g->oh * g->ow * s->block;
   int64_t planes = s->batch * s->n_blocks;
-  /* Row bands of about 4096 outputs: enough work per task for threads. */
+  /* Row bands of about 4096 outputs: enough work per task for threads.
+   * Band-major, so each thread takes the same rows of every channel block,
+   * as the depthwise + 1x1 steps around split theirs (the lines it reads
+   * and writes stay on its core). */
   int64_t rows = MAX (1, MIN (g->oh, 4096 / MAX (1, g->ow * s->block)));
-  int64_t bands = (g->oh + rows - 1) / rows;
+  int64_t bands;
+
+  rows = MIN (rows, MAX (1, (g->oh + omp_get_max_threads () - 1)
+          / omp_get_max_threads ()));
+  bands = (g->oh + rows - 1) / rows;
 
 #pragma omp parallel for schedule (static) if (planes * bands > 1 && planes * out_plane > 8192)
   for (int64_t t = 0; t < planes * bands; t++) {
-    int64_t p = t / bands, oy0 = t % bands * rows;
+    int64_t p = t % planes, oy0 = t / planes * rows;
     s->simd->max_pool_blocked (g, (int) s->block, src + p * in_plane,
         dst + p * out_plane, (int) oy0, (int) MIN (oy0 + rows, g->oh));
   }

@@ -5,6 +5,7 @@
  * scratchpads, and executing a claimed step. */
 #include "devices/cpu/onednn-internal.h"
 #include "ops/conv.h"
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1005,22 +1006,40 @@ zero_block_tail (float *blk, int64_t hw, int64_t block, int64_t used)
   }
 }
 
+/* Pads of at least this many bytes split between the threads. */
+#define PAD_SPLIT_BYTES (64 * 1024)
+
 /* y = x's blocks, then zeros; in place (x already is y's first blocks)
- * only the zeros. */
+ * only the zeros. Each thread takes the same run of pixels (a band of
+ * rows) in every channel block, as the depthwise + 1x1 and max pool steps
+ * split theirs: the lines it writes are the ones its core reads next. */
 static void
 pad_channels (const OnednnStep *s, const void *src, void *dst)
 {
-  for (int64_t n = 0; n < s->batch; n++) {
-    const guint8 *x = (const guint8 *) src + n * s->copy_bytes;
-    guint8 *y = (guint8 *) dst + n * s->out_bytes;
-    if (!s->in_place)
-      memcpy (y, x, s->copy_bytes);
-    memset (y + s->copy_bytes, 0, s->out_bytes - s->copy_bytes);
-    /* x's last partial block: its padding channels become real ones, and
-     * an eltwise step before may have left non-zeros there. */
-    if (s->c_in % s->block != 0 && !s->x_lanes_zero)
-      zero_block_tail ((float *) y + (s->c_in / s->block) * s->hw * s->block,
-          s->hw, s->block, s->c_in % s->block);
+  gsize plane = (gsize) s->hw * s->block;
+  gsize x_blocks = s->copy_bytes / (plane * sizeof (float));
+  gsize y_blocks = s->out_bytes / (plane * sizeof (float));
+
+#pragma omp parallel if (s->batch * s->out_bytes >= PAD_SPLIT_BYTES)
+  {
+    int nt = omp_get_num_threads (), t = omp_get_thread_num ();
+    int64_t p0 = s->hw * t / nt, np = s->hw * (t + 1) / nt - p0;
+    gsize run = (gsize) np * s->block * sizeof (float);
+
+    for (int64_t n = 0; n < s->batch && np > 0; n++) {
+      const float *x = (const float *) src + n * x_blocks * plane + p0 * s->block;
+      float *y = (float *) dst + n * y_blocks * plane + p0 * s->block;
+      if (!s->in_place)
+        for (gsize b = 0; b < x_blocks; b++)
+          memcpy (y + b * plane, x + b * plane, run);
+      for (gsize b = x_blocks; b < y_blocks; b++)
+        memset (y + b * plane, 0, run);
+      /* x's last partial block: its padding channels become real ones,
+       * and an eltwise step before may have left non-zeros there. */
+      if (s->c_in % s->block != 0 && !s->x_lanes_zero)
+        zero_block_tail (y + (s->c_in / s->block) * plane, np, s->block,
+            s->c_in % s->block);
+    }
   }
 }
 
