@@ -93,14 +93,17 @@ typedef struct {
   gsize arena_size;
   gsize unplanned_size;
   gsize arena_align;         /* alignment of arena offsets, 0 = 64 */
+  gboolean arena_unshared;   /* no two tensors share arena bytes (a
+                              * device sets it, then assigns again) */
   ClinferDevice *device;     /* device the plan was prepared for (a ref) */
   gpointer device_data;      /* freed by the device's free_plan */
 } ClinferPlan;
 
 void clinfer_plan_free (ClinferPlan *plan);
 /* Assigns arena offsets to ARENA slots by liveness (greedy best fit,
- * largest first; an alias group is placed as one region). Sets
- * plan->arena_size and plan->unplanned_size. */
+ * largest first; an alias group is placed as one region), or one region
+ * after the other with plan->arena_unshared. Sets plan->arena_size and
+ * plan->unplanned_size. */
 void clinfer_plan_assign_memory (ClinferPlan *plan);
 
 struct _ClinferCompiled {

@@ -134,7 +134,7 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
       for (guint j = 0; j < placed->len; j++) {
         const Region *o = &g_array_index (regions, Region,
             g_array_index (placed, guint, j));
-        if (!overlaps_in_time (r, o))
+        if (!plan->arena_unshared && !overlaps_in_time (r, o))
           continue;
         if (offset < o->offset + o->bytes && o->offset < offset + r->bytes) {
           offset = o->offset + o->bytes;

@@ -250,18 +250,20 @@ test_disabled_passes_same_result (void)
 }
 
 /* A chain of 6 Relus over 1 MiB tensors needs only two live buffers. */
-static void
-test_memory_planning_reuses_buffers (void)
+/* A chain of six [256, 1024] steps compiled for the CPU with @threads;
+ * checks that the output is right, returns the compiled model. */
+static ClinferCompiled *
+compile_chain (int threads)
 {
   ClinferGraph *g = clinfer_graph_new ("chain", "<test>");
   int64_t d[] = { 256, 1024 };
   ClinferShape s = clinfer_shape_make (2, d);
   ClinferNode *prev = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
   g_autoptr (ClinferModel) m = NULL;
-  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
   g_autoptr (ClinferRequest) r = NULL;
   g_autoptr (ClinferTensor) x = NULL;
-  gsize one = 256 * 1024 * 4;
+  ClinferCompiled *c;
   GError *err = NULL;
   float *xp;
   const float *y;
@@ -272,11 +274,9 @@ test_memory_planning_reuses_buffers (void)
   }
   clinfer_graph_add_output (g, (ClinferPortRef) { prev, 0 }, "y");
   m = model_from_graph (g);
-  c = clinfer_compile (m, NULL, &err);
+  clinfer_compile_config_set_threads (cfg, threads);
+  c = clinfer_compile (m, cfg, &err);
   g_assert_no_error (err);
-  g_assert_cmpuint (clinfer_compiled_get_unplanned_size (c), ==, 6 * one);
-  g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 2 * one);
-  /* and the result is still right with buffers shared */
   x = op_test_f32 (2, d, NULL);
   xp = clinfer_tensor_get_data (x);
   for (int i = 0; i < 256 * 1024; i++)
@@ -287,6 +287,44 @@ test_memory_planning_reuses_buffers (void)
   y = clinfer_tensor_get_const_data (clinfer_request_get_output (r, 0));
   for (int i = 0; i < 256 * 1024; i += 997)
     g_assert_cmpfloat (y[i], ==, -MAX (xp[i], 0.f));
+  return c;
+}
+
+/* One thread: the six tensors share two buffers, and the result is still
+ * right. */
+static void
+test_memory_planning_reuses_buffers (void)
+{
+  g_autoptr (ClinferCompiled) c = compile_chain (1);
+  gsize one = 256 * 1024 * 4;
+
+  g_assert_cmpuint (clinfer_compiled_get_unplanned_size (c), ==, 6 * one);
+  g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 2 * one);
+}
+
+/* Two threads and an arena under 8 MB: each tensor keeps bytes of its
+ * own (cpu-device.c arena_unshared ()), unless CLINFER_CPU_ARENA_SHARED=1;
+ * =0 unshares it with one thread too. */
+static void
+test_memory_planning_unshared (void)
+{
+  gsize one = 256 * 1024 * 4;
+
+  {
+    g_autoptr (ClinferCompiled) c = compile_chain (2);
+    g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 6 * one);
+  }
+  g_setenv ("CLINFER_CPU_ARENA_SHARED", "1", TRUE);
+  {
+    g_autoptr (ClinferCompiled) c = compile_chain (2);
+    g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 2 * one);
+  }
+  g_setenv ("CLINFER_CPU_ARENA_SHARED", "0", TRUE);
+  {
+    g_autoptr (ClinferCompiled) c = compile_chain (1);
+    g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 6 * one);
+  }
+  g_unsetenv ("CLINFER_CPU_ARENA_SHARED");
 }
 
 static void
@@ -575,6 +613,7 @@ main (int argc, char **argv)
   g_test_add_func ("/core/passes/disabled-passes-same-result", test_disabled_passes_same_result);
   g_test_add_func ("/core/memplan/reuses-buffers", test_memory_planning_reuses_buffers);
   g_test_add_func ("/core/memplan/aliases", test_memory_planning_aliases);
+  g_test_add_func ("/core/memplan/unshared", test_memory_planning_unshared);
   g_test_add_func ("/core/request/rejects-bad-inputs", test_request_rejects_bad_inputs);
   g_test_add_func ("/core/compile/unknown-device", test_unknown_device);
   g_test_add_func ("/core/eltwise/broadcast-add", test_broadcast_add);

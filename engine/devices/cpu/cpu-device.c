@@ -217,6 +217,35 @@ cpu_supports_step (ClinferDevice *device, const ClinferPlan *plan,
   return clinfer_cpu_node_runnable (step->node);
 }
 
+/* With several threads, whether each tensor gets arena bytes of its own
+ * instead of bytes another tensor used earlier in the inference. The
+ * threads split most steps the same way every inference, so a cache line
+ * of an unshared tensor is written by the same core each time and stays
+ * in that core's caches; a shared line is written by one core for one
+ * tensor and by the other for the next, and each write first takes the
+ * line back from the other core. Where the two cores are far apart (the
+ * two vCPUs of a VM on different chiplets: a 360 ns round trip) that is
+ * much of the 2-thread time. Unshared tensors need more memory, and once
+ * they no longer fit the caches the lost reuse costs more than it saves
+ * where the cores are close (BlazeFace 256, 36 MB: 2.30 -> 2.65 ms; it
+ * gains 3.12 -> 2.72 ms where they are far apart). So only arenas of up
+ * to UNSHARED_MAX_MIB are unshared (a quarter of a Zen chiplet's L3;
+ * sysconf's L3 size is the whole host's in a VM): BlazeFace 128 (4.9 MB)
+ * and ocr-cls (5.7 MB), faster in both cases. CLINFER_CPU_ARENA_SHARED=1
+ * (always share) or 0 (never, whatever the size) overrides. */
+#define UNSHARED_MAX_MIB 8
+
+static gboolean
+arena_unshared (ClinferDevice *device, const ClinferPlan *plan)
+{
+  const char *env = g_getenv ("CLINFER_CPU_ARENA_SHARED");
+
+  if (env && env[0] != '\0')
+    return env[0] == '0';
+  return device->threads > 1
+      && plan->unplanned_size <= (gsize) UNSHARED_MAX_MIB * 1024 * 1024;
+}
+
 /* oneDNN claims the steps it runs first (and lays out their slots); the
  * C kernels take the rest. */
 static gboolean
@@ -246,6 +275,10 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
 #endif
     if (!clinfer_cpu_step_prepare (device, st, origin, error))
       return FALSE;
+  }
+  if (arena_unshared (device, plan)) {
+    plan->arena_unshared = TRUE;
+    clinfer_plan_assign_memory (plan);
   }
   return TRUE;
 }
