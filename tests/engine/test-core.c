@@ -250,13 +250,13 @@ test_disabled_passes_same_result (void)
 }
 
 /* A chain of 6 Relus over 1 MiB tensors needs only two live buffers. */
-/* A chain of six [256, 1024] steps compiled for the CPU with @threads;
+/* A chain of six [@rows, 1024] steps compiled for the CPU with @threads;
  * checks that the output is right, returns the compiled model. */
 static ClinferCompiled *
-compile_chain (int threads)
+compile_chain (int threads, int64_t rows)
 {
   ClinferGraph *g = clinfer_graph_new ("chain", "<test>");
-  int64_t d[] = { 256, 1024 };
+  int64_t d[] = { rows, 1024 };
   ClinferShape s = clinfer_shape_make (2, d);
   ClinferNode *prev = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
   g_autoptr (ClinferModel) m = NULL;
@@ -279,13 +279,13 @@ compile_chain (int threads)
   g_assert_no_error (err);
   x = op_test_f32 (2, d, NULL);
   xp = clinfer_tensor_get_data (x);
-  for (int i = 0; i < 256 * 1024; i++)
+  for (int64_t i = 0; i < rows * 1024; i++)
     xp[i] = (float) (i % 7) - 3.f;
   r = clinfer_compiled_create_request (c, &err);
   g_assert_true (clinfer_request_set_input (r, "x", x, &err));
   g_assert_true (clinfer_request_infer (r, &err));
   y = clinfer_tensor_get_const_data (clinfer_request_get_output (r, 0));
-  for (int i = 0; i < 256 * 1024; i += 997)
+  for (int64_t i = 0; i < rows * 1024; i += 997)
     g_assert_cmpfloat (y[i], ==, -MAX (xp[i], 0.f));
   return c;
 }
@@ -295,7 +295,7 @@ compile_chain (int threads)
 static void
 test_memory_planning_reuses_buffers (void)
 {
-  g_autoptr (ClinferCompiled) c = compile_chain (1);
+  g_autoptr (ClinferCompiled) c = compile_chain (1, 256);
   gsize one = 256 * 1024 * 4;
 
   g_assert_cmpuint (clinfer_compiled_get_unplanned_size (c), ==, 6 * one);
@@ -304,27 +304,36 @@ test_memory_planning_reuses_buffers (void)
 
 /* Two threads and an arena under 8 MB: each tensor keeps bytes of its
  * own (cpu-device.c arena_unshared ()), unless CLINFER_CPU_ARENA_SHARED=1;
- * =0 unshares it with one thread too. */
+ * =0 unshares it with one thread too. Over 8 MB, the largest tensors up to
+ * half the shared arena (unshare_largest ()). */
 static void
 test_memory_planning_unshared (void)
 {
   gsize one = 256 * 1024 * 4;
 
   {
-    g_autoptr (ClinferCompiled) c = compile_chain (2);
+    g_autoptr (ClinferCompiled) c = compile_chain (2, 256);
     g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 6 * one);
   }
   g_setenv ("CLINFER_CPU_ARENA_SHARED", "1", TRUE);
   {
-    g_autoptr (ClinferCompiled) c = compile_chain (2);
+    g_autoptr (ClinferCompiled) c = compile_chain (2, 256);
     g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 2 * one);
   }
   g_setenv ("CLINFER_CPU_ARENA_SHARED", "0", TRUE);
   {
-    g_autoptr (ClinferCompiled) c = compile_chain (1);
+    g_autoptr (ClinferCompiled) c = compile_chain (1, 256);
     g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==, 6 * one);
   }
   g_unsetenv ("CLINFER_CPU_ARENA_SHARED");
+  /* Six 4 MB tensors (24 MB, over 8): shared they need two buffers; half
+   * of that, one tensor, gets its own bytes; the others share two. */
+  {
+    g_autoptr (ClinferCompiled) c1 = compile_chain (1, 1024);
+    g_autoptr (ClinferCompiled) c2 = compile_chain (2, 1024);
+    g_assert_cmpuint (clinfer_compiled_get_arena_size (c1), ==, 8 * one);
+    g_assert_cmpuint (clinfer_compiled_get_arena_size (c2), ==, 12 * one);
+  }
 }
 
 static void
