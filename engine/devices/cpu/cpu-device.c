@@ -228,30 +228,31 @@ cpu_supports_step (ClinferDevice *device, const ClinferPlan *plan,
  * much of the 2-thread time. Unshared tensors need more memory, and once
  * they no longer fit the caches the lost reuse costs more than it saves
  * where the cores are close (BlazeFace 256, 36 MB: 2.30 -> 2.65 ms; it
- * gains 3.12 -> 2.72 ms where they are far apart). So only arenas of up
- * to UNSHARED_MAX_MIB are unshared (a quarter of a Zen chiplet's L3;
- * sysconf's L3 size is the whole host's in a VM): BlazeFace 128 (4.9 MB)
- * and ocr-cls (5.7 MB), faster in both cases. CLINFER_CPU_ARENA_SHARED=1
- * (always share) or 0 (never, whatever the size) overrides. */
+ * gains 3.12 -> 2.72 ms where they are far apart). So arena_policy ()
+ * unshares whole arenas only up to UNSHARED_MAX_MIB (a quarter of a Zen
+ * chiplet's L3; sysconf's L3 size is the whole host's in a VM): BlazeFace
+ * 128 (4.9 MB) and ocr-cls (5.7 MB), faster in both cases; larger ones get
+ * unshare_largest (). CLINFER_CPU_ARENA_SHARED=1 (always share) or 0
+ * (never, whatever the size) overrides. */
 #define UNSHARED_MAX_MIB 8
 
-static gboolean
-arena_unshared (ClinferDevice *device, const ClinferPlan *plan)
+typedef enum {
+  ARENA_SHARED,              /* tensors share bytes by lifetime */
+  ARENA_LARGEST_UNSHARED,    /* the largest, up to half the arena, do not */
+  ARENA_UNSHARED,            /* no tensor shares bytes */
+} ArenaPolicy;
+
+static ArenaPolicy
+arena_policy (ClinferDevice *device, const ClinferPlan *plan)
 {
   const char *env = g_getenv ("CLINFER_CPU_ARENA_SHARED");
 
   if (env && env[0] != '\0')
-    return env[0] == '0';
-  return device->threads > 1
-      && plan->unplanned_size <= (gsize) UNSHARED_MAX_MIB * 1024 * 1024;
-}
-
-static gboolean
-arena_shared_forced (void)
-{
-  const char *env = g_getenv ("CLINFER_CPU_ARENA_SHARED");
-
-  return env && env[0] == '1';
+    return env[0] == '0' ? ARENA_UNSHARED : ARENA_SHARED;
+  if (device->threads < 2)
+    return ARENA_SHARED;
+  return plan->unplanned_size <= (gsize) UNSHARED_MAX_MIB * 1024 * 1024
+      ? ARENA_UNSHARED : ARENA_LARGEST_UNSHARED;
 }
 
 static int
@@ -325,12 +326,17 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
     if (!clinfer_cpu_step_prepare (device, st, origin, error))
       return FALSE;
   }
-  if (arena_unshared (device, plan)) {
-    plan->arena_unshared = TRUE;
-    clinfer_plan_assign_memory (plan);
-  } else if (device->threads > 1 && !arena_shared_forced ()) {
-    unshare_largest (plan, plan->arena_size / 2);
-    clinfer_plan_assign_memory (plan);
+  switch (arena_policy (device, plan)) {
+    case ARENA_UNSHARED:
+      plan->arena_unshared = TRUE;
+      clinfer_plan_assign_memory (plan);
+      break;
+    case ARENA_LARGEST_UNSHARED:
+      unshare_largest (plan, plan->arena_size / 2);
+      clinfer_plan_assign_memory (plan);
+      break;
+    case ARENA_SHARED:
+      break;
   }
   return TRUE;
 }

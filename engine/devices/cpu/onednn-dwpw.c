@@ -98,7 +98,8 @@ clinfer_onednn_dwpw_accepts (const ClinferOnednnPlan *oplan,
   int64_t c = x->shape.dims[1];
   ClinferWindow win;
 
-  if (pd == NULL || pp == NULL || !clinfer_onednn_dwpw_enabled (oplan->isa, oplan->threads)
+  if (pd == NULL || pp == NULL
+      || !clinfer_onednn_dwpw_enabled (oplan->isa, oplan->threads)
       || block % (simd->nr / 2) != 0)
     return FALSE;
   /* Depthwise: one channel per group, no residual. */
@@ -117,8 +118,8 @@ clinfer_onednn_dwpw_accepts (const ClinferOnednnPlan *oplan,
     if (win.stride[i] != 1 || win.pad_begin[i] != 0 || win.pad_end[i] != 0)
       return FALSE;
   return y->dims[1] == wp->shape.dims[0]
-      && worth_fusing (oplan->threads, (gsize) (c + block - 1) / block * block * win.out[0]
-          * win.out[1] * sizeof (float));
+      && worth_fusing (oplan->threads, (gsize) (c + block - 1) / block
+          * block * win.out[0] * win.out[1] * sizeof (float));
 }
 
 static void
