@@ -38,6 +38,7 @@ clinfer_plan_free (ClinferPlan *plan)
       clinfer_tensor_unref (s->value);
   }
   g_array_unref (plan->steps);
+  g_free (plan->alt_offsets);
   g_array_unref (plan->slots);
   g_free (plan->output_slots);
   g_free (plan->input_shapes);

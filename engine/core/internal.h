@@ -95,6 +95,11 @@ typedef struct {
   gsize arena_align;         /* alignment of arena offsets, 0 = 64 */
   gboolean arena_unshared;   /* no two tensors share arena bytes (a
                               * device sets it, then assigns again) */
+  /* A second arena layout a device may run the plan with instead (per
+   * ARENA slot an offset; the CPU device: every tensor unshared), or
+   * NULL; alt_arena_size is its size. */
+  gsize *alt_offsets;
+  gsize alt_arena_size;
   ClinferDevice *device;     /* device the plan was prepared for (a ref) */
   gpointer device_data;      /* freed by the device's free_plan */
 } ClinferPlan;

@@ -2,6 +2,7 @@
  * graph order and cycles, constant folding, dead nodes, memory planning
  * and request errors, on graphs built in memory. */
 #include "op-test-util.h"
+#include "core/chooser.h"
 #include <math.h>
 #include <string.h>
 
@@ -336,6 +337,114 @@ test_memory_planning_unshared (void)
   }
 }
 
+/* Feeds @n requests to @c: way 0 takes @t0, way 1 @t1, except that the
+ * first request of every run of one way takes 10x (cold memory, which the
+ * chooser must not count). Returns how many ran way 1. */
+static guint
+chooser_feed (ClinferChooser *c, guint n, gint64 t0, gint64 t1)
+{
+  guint ones = 0, last = G_MAXUINT;
+
+  for (guint i = 0; i < n; i++) {
+    guint way = clinfer_chooser_next (c);
+    gint64 t = way ? t1 : t0;
+    ones += way;
+    clinfer_chooser_record (c, way, way != last ? 10 * t : t);
+    last = way;
+  }
+  return ones;
+}
+
+/* The two-way chooser: a trial of both, the faster kept, a probe every
+ * period that switches only past the margin. */
+static void
+test_chooser (void)
+{
+  ClinferChooser c;
+  const guint runs = CLINFER_CHOOSER_RUNS, period = CLINFER_CHOOSER_PERIOD;
+
+  /* One way: always 0. */
+  clinfer_chooser_init (&c, 1);
+  g_assert_cmpuint (chooser_feed (&c, 1000, 100, 50), ==, 0);
+
+  /* The trial runs way 0, then way 1; 1 is faster and kept. */
+  clinfer_chooser_init (&c, 2);
+  g_assert_cmpuint (chooser_feed (&c, runs, 100, 80), ==, 0);
+  g_assert_cmpuint (chooser_feed (&c, runs, 100, 80), ==, runs);
+  g_assert_true (c.kept == 1 && !c.trial);
+  /* Steady on way 1 until the period ends, then a probe of way 0 that
+   * does not switch (way 0 still slower). */
+  g_assert_cmpuint (chooser_feed (&c, period, 100, 80), ==, period);
+  g_assert_cmpuint (chooser_feed (&c, runs, 100, 80), ==, 0);
+  g_assert_cmpuint (c.kept, ==, 1);
+  g_assert_cmpuint (c.switches, ==, 0);
+  /* Way 1 gets slower (the placement changed): the next probe finds way 0
+   * faster and keeps it. */
+  g_assert_cmpuint (chooser_feed (&c, period, 100, 150), ==, period);
+  g_assert_cmpuint (chooser_feed (&c, runs, 100, 150), ==, 0);
+  g_assert_cmpuint (c.kept, ==, 0);
+  g_assert_cmpuint (c.switches, ==, 1);
+  g_assert_cmpuint (chooser_feed (&c, period, 100, 150), ==, 0);
+  /* Within the margin (2% faster) the probe does not switch. */
+  g_assert_cmpuint (chooser_feed (&c, runs, 100, 98), ==, runs);
+  g_assert_cmpuint (c.kept, ==, 0);
+  g_assert_cmpuint (c.switches, ==, 1);
+
+  /* A trial tie keeps way 0 (the plan's own layout). */
+  clinfer_chooser_init (&c, 2);
+  chooser_feed (&c, 2 * runs, 100, 100);
+  g_assert_cmpuint (c.kept, ==, 0);
+}
+
+/* CLINFER_CPU_ARENA_SHARED=both: the plan gets the unshared layout as a
+ * second one, the requests run both (the chooser's trial), and the
+ * outputs are the same bits either way. */
+static void
+test_memory_planning_two_layouts (void)
+{
+  gsize one = 256 * 1024 * 4;
+  int64_t d[] = { 256, 1024 };
+
+  g_setenv ("CLINFER_CPU_ARENA_SHARED", "both", TRUE);
+  for (int threads = 1; threads <= 2; threads++) {
+    g_autoptr (ClinferCompiled) c = compile_chain (threads, 256);
+    g_autoptr (ClinferRequest) r = NULL;
+    g_autoptr (ClinferTensor) x = op_test_f32 (2, d, NULL);
+    g_autoptr (ClinferTensor) first = NULL;
+    const void *seen[2] = { NULL, NULL };
+    GError *err = NULL;
+    float *xp = clinfer_tensor_get_data (x);
+
+    /* The plan's own layout is the shared one at 1 thread; at 2 the one
+     * of larger arenas, where the largest tensor gets bytes of its own. */
+    g_assert_cmpuint (clinfer_compiled_get_arena_size (c), ==,
+        threads == 1 ? 2 * one : 3 * one);
+    for (int64_t i = 0; i < 256 * 1024; i++)
+      xp[i] = (float) (i % 11) - 5.f;
+    r = clinfer_compiled_create_request (c, &err);
+    g_assert_true (clinfer_request_set_input (r, "x", x, &err));
+    for (int k = 0; k < 2 * CLINFER_CHOOSER_RUNS + 2; k++) {
+      const ClinferTensor *y;
+      g_assert_true (clinfer_request_infer (r, &err));
+      g_assert_no_error (err);
+      y = clinfer_request_get_output (r, 0);
+      if (first == NULL)
+        first = clinfer_tensor_copy (y, &err);
+      g_assert_cmpmem (clinfer_tensor_get_const_data (y),
+          clinfer_tensor_get_byte_size (y),
+          clinfer_tensor_get_const_data (first),
+          clinfer_tensor_get_byte_size (first));
+      if (seen[0] == NULL)
+        seen[0] = clinfer_tensor_get_const_data (y);
+      else if (clinfer_tensor_get_const_data (y) != seen[0])
+        seen[1] = clinfer_tensor_get_const_data (y);
+    }
+    /* Both layouts ran: the output came from two different arenas. */
+    g_assert_nonnull (seen[1]);
+  }
+  g_unsetenv ("CLINFER_CPU_ARENA_SHARED");
+}
+
 static void
 test_request_rejects_bad_inputs (void)
 {
@@ -623,6 +732,8 @@ main (int argc, char **argv)
   g_test_add_func ("/core/memplan/reuses-buffers", test_memory_planning_reuses_buffers);
   g_test_add_func ("/core/memplan/aliases", test_memory_planning_aliases);
   g_test_add_func ("/core/memplan/unshared", test_memory_planning_unshared);
+  g_test_add_func ("/core/memplan/two-layouts", test_memory_planning_two_layouts);
+  g_test_add_func ("/core/chooser", test_chooser);
   g_test_add_func ("/core/request/rejects-bad-inputs", test_request_rejects_bad_inputs);
   g_test_add_func ("/core/compile/unknown-device", test_unknown_device);
   g_test_add_func ("/core/eltwise/broadcast-add", test_broadcast_add);

@@ -5,6 +5,7 @@
  * back to plain is needed, thread counts and the CLINFER_CPU_ONEDNN=0
  * switch. */
 #include "op-test-util.h"
+#include "core/chooser.h"
 #include "devices/cpu/cpu-kernels.h"
 #include <math.h>
 #include <stdlib.h>
@@ -268,21 +269,18 @@ add_conv (ClinferGraph *g, GRand *rand, const char *name, ClinferNode *x,
  * -> Concat (zeros: 20 -> 28 channels) -> Conv 3x3 s2 -> output: every
  * step on oneDNN, blocked in between, the input reordered in, the output
  * reordered out. Concat pads 20 -> 28 (a partial block), the second
- * conv's residual comes from the graph input (plain). */
-static void
-test_chain_blocked (void)
+ * conv's residual comes from the graph input (plain). Returns the
+ * prepared graph and its input in *x. */
+static ClinferGraph *
+blocked_chain (GRand *rand, ClinferTensor **x)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
   ClinferGraph *g = op_test_graph (13);
   int64_t xd[] = { 1, 20, 19, 23 }, zd[] = { 1, 8, 9, 11 }, k2[] = { 2, 2 };
   ClinferShape xs = clinfer_shape_make (4, xd);
-  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
-  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
   ClinferNode *in, *dw, *pw, *pool, *pad, *last, *cat_in[2];
-  ClinferTensor *inputs[1] = { x };
   GError *err = NULL;
-  guint n_onednn, n_steps;
 
+  *x = op_test_random (rand, 4, xd);
   in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
   dw = add_conv (g, rand, "dw", in, 20, 20, 3, 20, 1, NULL, NULL);
   pw = add_conv (g, rand, "pw", dw, 20, 20, 1, 1, 1, in, "Relu");
@@ -297,6 +295,20 @@ test_chain_blocked (void)
   clinfer_graph_add_output (g, (ClinferPortRef) { last, 0 }, "y");
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
+  return g;
+}
+
+static void
+test_chain_blocked (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7);
+  g_autoptr (ClinferTensor) x = NULL;
+  ClinferGraph *g = blocked_chain (rand, &x);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferTensor *inputs[1] = { x };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
   ref = op_test_run_graph (g, inputs, &err);
   g_assert_no_error (err);
   got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
@@ -694,6 +706,59 @@ test_threads_and_switch (void)
     g_assert_cmpuint (n_onednn, ==, mode == 2 ? 0 : 3);
     op_test_assert_close (got, ref, "threads");
   }
+}
+
+/* CLINFER_CPU_ARENA_SHARED=both at 2 threads: the requests run the plan's
+ * arena layout and the unshared one in turn (the chooser's trial), each
+ * with its own oneDNN memory objects; every output has the same bits and
+ * matches the reference (the blocked chain above: dw+pw, blocked max
+ * pool, channel pad in the arena). */
+static void
+test_two_layouts (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  g_autoptr (ClinferTensor) x = NULL;
+  ClinferGraph *g = blocked_chain (rand, &x);
+  g_autoptr (ClinferTensor) ref = NULL, first = NULL;
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  ClinferTensor *inputs[1] = { x };
+  const void *seen[2] = { NULL, NULL };
+  GError *err = NULL;
+
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+
+  g_setenv ("CLINFER_CPU_ARENA_SHARED", "both", TRUE);
+  m = op_test_model (g, model_opset, &err);
+  g_assert_no_error (err);
+  clinfer_compile_config_set_threads (cfg, 2);
+  c = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_request_set_input_by_index (r, 0, x, &err));
+  for (int k = 0; k < 2 * CLINFER_CHOOSER_RUNS + 2; k++) {
+    const ClinferTensor *y;
+    g_assert_true (clinfer_request_infer (r, &err));
+    g_assert_no_error (err);
+    y = clinfer_request_get_output (r, 0);
+    if (first == NULL) {
+      first = clinfer_tensor_copy (y, &err);
+      op_test_assert_close (first, ref, "two layouts");
+    }
+    g_assert_cmpmem (clinfer_tensor_get_const_data (y),
+        clinfer_tensor_get_byte_size (y), clinfer_tensor_get_const_data (first),
+        clinfer_tensor_get_byte_size (first));
+    if (seen[0] == NULL)
+      seen[0] = clinfer_tensor_get_const_data (y);
+    else if (clinfer_tensor_get_const_data (y) != seen[0])
+      seen[1] = clinfer_tensor_get_const_data (y);
+  }
+  g_unsetenv ("CLINFER_CPU_ARENA_SHARED");
+  g_assert_nonnull (seen[1]);
 }
 
 /* FusedConv (Clip -1..1) -> Mul 0.5 -> Clip 0..0.3: the Mul becomes a
@@ -1266,5 +1331,6 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/post-op-hardswish", test_post_op_hardswish);
   g_test_add_func ("/onednn/chain/boundary", test_chain_boundary);
   g_test_add_func ("/onednn/threads-and-switch", test_threads_and_switch);
+  g_test_add_func ("/onednn/two-layouts", test_two_layouts);
   return g_test_run ();
 }

@@ -3,6 +3,7 @@
  * request, and host-memory remote tensors (HOST_BUFFER). Other devices
  * reuse the step helpers for their CPU fallback steps. */
 #include "devices/device.h"
+#include "core/chooser.h"
 #ifdef CLINFER_HAVE_ONEDNN
 #include "devices/cpu/onednn-cpu.h"
 #endif
@@ -10,19 +11,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One arena layout's memory: the arena, the slot tensors over it and the
+ * oneDNN steps' memory objects bound to them. */
 typedef struct {
-  ClinferDeviceRun base;
   void *arena;
   ClinferTensor **slot_tensors;  /* per plan slot: view / const / input */
+#ifdef CLINFER_HAVE_ONEDNN
+  ClinferOnednnRun *onednn;      /* the oneDNN steps' state, or NULL */
+#endif
+} CpuLayout;
+
+typedef struct {
+  ClinferDeviceRun base;
+  /* The plan's arena layout and, where the plan has one (alt_offsets), the
+   * other; the chooser picks one per request by measured time. */
+  CpuLayout layouts[2];
+  guint n_layouts;
+  ClinferChooser chooser;
   ClinferTensor **mapped;        /* per input: view of a mapped remote */
   /* Per output: TRUE when a C kernel step writes it (oneDNN steps keep
    * their own memory), so a caller's bound tensor can stand in its slot;
    * the slot's arena view is set aside in arena_view meanwhile. */
   gboolean *in_place;
   ClinferTensor **arena_view;
-#ifdef CLINFER_HAVE_ONEDNN
-  ClinferOnednnRun *onednn;      /* the oneDNN steps' state, or NULL */
-#endif
 } CpuRun;
 
 /* ---------------------------------------------------------------- */
@@ -231,10 +242,16 @@ cpu_supports_step (ClinferDevice *device, const ClinferPlan *plan,
  * gains 3.12 -> 2.72 ms where they are far apart). So arena_policy ()
  * unshares whole arenas only up to UNSHARED_MAX_MIB (a quarter of a Zen
  * chiplet's L3; sysconf's L3 size is the whole host's in a VM): BlazeFace
- * 128 (4.9 MB) and ocr-cls (5.7 MB), faster in both cases; larger ones get
- * unshare_largest (). CLINFER_CPU_ARENA_SHARED=1 (always share) or 0
- * (never, whatever the size) overrides. */
+ * 128 (4.9 MB) and ocr-cls (5.7 MB), faster in both cases. Larger ones get
+ * unshare_largest () and, up to ALT_MAX_MIB unshared, the fully unshared
+ * layout as a second one: which is faster changes with the placement
+ * while a program runs (ocr-det: 8.1 against 9.1 ms close, 15.3 against
+ * 10.8 far), so each request runs the one the chooser (core/chooser.h)
+ * measured faster. CLINFER_CPU_ARENA_SHARED=1 (always share) or 0 (never,
+ * whatever the size) gives one layout; =both gives both whatever the size
+ * and thread count (for tests). */
 #define UNSHARED_MAX_MIB 8
+#define ALT_MAX_MIB 128
 
 typedef enum {
   ARENA_SHARED,              /* tensors share bytes by lifetime */
@@ -242,17 +259,52 @@ typedef enum {
   ARENA_UNSHARED,            /* no tensor shares bytes */
 } ArenaPolicy;
 
+/* The layout for @plan and whether the unshared one is a second choice. */
 static ArenaPolicy
-arena_policy (ClinferDevice *device, const ClinferPlan *plan)
+arena_policy (ClinferDevice *device, const ClinferPlan *plan,
+    gboolean *alt_unshared)
 {
   const char *env = g_getenv ("CLINFER_CPU_ARENA_SHARED");
+  gsize mib = 1024 * 1024;
 
+  *alt_unshared = FALSE;
+  if (env && g_strcmp0 (env, "both") == 0) {
+    *alt_unshared = TRUE;
+    return device->threads < 2 ? ARENA_SHARED : ARENA_LARGEST_UNSHARED;
+  }
   if (env && env[0] != '\0')
     return env[0] == '0' ? ARENA_UNSHARED : ARENA_SHARED;
   if (device->threads < 2)
     return ARENA_SHARED;
-  return plan->unplanned_size <= (gsize) UNSHARED_MAX_MIB * 1024 * 1024
-      ? ARENA_UNSHARED : ARENA_LARGEST_UNSHARED;
+  if (plan->unplanned_size <= UNSHARED_MAX_MIB * mib)
+    return ARENA_UNSHARED;
+  *alt_unshared = plan->unplanned_size <= ALT_MAX_MIB * mib;
+  return ARENA_LARGEST_UNSHARED;
+}
+
+/* Keeps the fully unshared layout as @plan's alt_offsets, the current
+ * one as its layout. */
+static void
+add_unshared_layout (ClinferPlan *plan)
+{
+  guint n = plan->slots->len;
+  g_autofree gsize *offsets = g_new (gsize, MAX (n, 1));
+  gsize arena_size = plan->arena_size, unplanned = plan->unplanned_size;
+
+  for (guint i = 0; i < n; i++)
+    offsets[i] = g_array_index (plan->slots, ClinferSlot, i).offset;
+  plan->arena_unshared = TRUE;
+  clinfer_plan_assign_memory (plan);
+  plan->alt_offsets = g_new (gsize, MAX (n, 1));
+  for (guint i = 0; i < n; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    plan->alt_offsets[i] = s->offset;
+    s->offset = offsets[i];
+  }
+  plan->alt_arena_size = plan->arena_size;
+  plan->arena_size = arena_size;
+  plan->unplanned_size = unplanned;
+  plan->arena_unshared = FALSE;
 }
 
 static int
@@ -302,6 +354,7 @@ static gboolean
 cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
     GError **error)
 {
+  gboolean alt_unshared;
 #ifdef CLINFER_HAVE_ONEDNN
   GError *local = NULL;
   if (clinfer_onednn_enabled ()) {
@@ -326,7 +379,7 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
     if (!clinfer_cpu_step_prepare (device, st, origin, error))
       return FALSE;
   }
-  switch (arena_policy (device, plan)) {
+  switch (arena_policy (device, plan, &alt_unshared)) {
     case ARENA_UNSHARED:
       plan->arena_unshared = TRUE;
       clinfer_plan_assign_memory (plan);
@@ -338,6 +391,8 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
     case ARENA_SHARED:
       break;
   }
+  if (alt_unshared)
+    add_unshared_layout (plan);
   return TRUE;
 }
 
@@ -351,22 +406,29 @@ cpu_free_plan (ClinferDevice *device, ClinferPlan *plan)
 }
 
 static void
+layout_clear (CpuLayout *l, const ClinferPlan *plan)
+{
+  for (guint i = 0; l->slot_tensors && i < plan->slots->len; i++)
+    g_clear_pointer (&l->slot_tensors[i], clinfer_tensor_unref);
+#ifdef CLINFER_HAVE_ONEDNN
+  g_clear_pointer (&l->onednn, clinfer_onednn_run_free);
+#endif
+  g_clear_pointer (&l->slot_tensors, g_free);
+  g_clear_pointer (&l->arena, free);
+}
+
+static void
 cpu_free_run (ClinferDeviceRun *base)
 {
   CpuRun *run = (CpuRun *) base;
 
-  for (guint i = 0; i < base->plan->slots->len; i++)
-    g_clear_pointer (&run->slot_tensors[i], clinfer_tensor_unref);
+  for (guint k = 0; k < G_N_ELEMENTS (run->layouts); k++)
+    layout_clear (&run->layouts[k], base->plan);
   for (guint i = 0; i < base->plan->n_inputs; i++)
     g_clear_pointer (&run->mapped[i], clinfer_tensor_unref);
-#ifdef CLINFER_HAVE_ONEDNN
-  clinfer_onednn_run_free (run->onednn);
-#endif
-  g_free (run->slot_tensors);
   g_free (run->mapped);
   g_free (run->in_place);
   g_free (run->arena_view);
-  free (run->arena);
   g_free (run);
 }
 
@@ -379,7 +441,8 @@ find_in_place_outputs (CpuRun *run)
   for (guint i = 0; i < plan->steps->len; i++) {
     const ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
 #ifdef CLINFER_HAVE_ONEDNN
-    if (run->onednn && clinfer_onednn_plan_owns_step (plan->device_data, i))
+    if (run->layouts[0].onednn
+        && clinfer_onednn_plan_owns_step (plan->device_data, i))
       continue;
 #endif
     for (guint j = 0; j < st->node->n_outputs; j++)
@@ -390,7 +453,48 @@ find_in_place_outputs (CpuRun *run)
   }
 }
 
-/* The arena and the slot views for @plan, made once. */
+/* A layout's arena (@size bytes), slot views at @offsets (NULL: the
+ * plan's own) and oneDNN memory objects, made once. */
+static gboolean
+layout_init (CpuLayout *l, ClinferPlan *plan, gsize size,
+    const gsize *offsets, GError **error)
+{
+  l->slot_tensors = g_new0 (ClinferTensor *, MAX (plan->slots->len, 1));
+  if (size > 0 && posix_memalign (&l->arena, 64, size) != 0) {
+    l->arena = NULL;
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "out of memory allocating a %" G_GSIZE_FORMAT "-byte arena", size);
+    return FALSE;
+  }
+  /* CLINFER_CPU_ARENA_NAN=1: a new arena starts as NaN bit patterns, so a
+   * step that reads what no step wrote shows in the outputs (the tests
+   * set it; glibc's MALLOC_PERTURB_ does the same for malloc). */
+  if (l->arena && g_getenv ("CLINFER_CPU_ARENA_NAN"))
+    memset (l->arena, 0xff, size);
+  for (guint i = 0; i < plan->slots->len; i++) {
+    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    if (s->kind == CLINFER_SLOT_CONSTANT)
+      l->slot_tensors[i] = clinfer_tensor_ref (s->value);
+    else if (s->kind == CLINFER_SLOT_ARENA) {
+      gsize offset = offsets ? offsets[i] : s->offset;
+      l->slot_tensors[i] = clinfer_tensor_new_wrapped (s->type, &s->shape,
+          NULL, (guint8 *) l->arena + offset, NULL, NULL, error);
+      if (l->slot_tensors[i] == NULL)
+        return FALSE;
+    }
+  }
+#ifdef CLINFER_HAVE_ONEDNN
+  if (plan->device_data) {
+    l->onednn = clinfer_onednn_run_new (plan->device_data, l->slot_tensors,
+        error);
+    if (l->onednn == NULL)
+      return FALSE;
+  }
+#endif
+  return TRUE;
+}
+
+/* The layouts and the per-output state for @plan, made once. */
 static ClinferDeviceRun *
 cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
 {
@@ -398,47 +502,17 @@ cpu_create_run (ClinferDevice *device, ClinferPlan *plan, GError **error)
 
   run->base.device = device;
   run->base.plan = plan;
-  run->slot_tensors = g_new0 (ClinferTensor *, MAX (plan->slots->len, 1));
   run->mapped = g_new0 (ClinferTensor *, MAX (plan->n_inputs, 1));
   run->in_place = g_new0 (gboolean, MAX (plan->n_outputs, 1));
   run->arena_view = g_new0 (ClinferTensor *, MAX (plan->n_outputs, 1));
-  if (plan->arena_size > 0
-      && posix_memalign (&run->arena, 64, plan->arena_size) != 0) {
-    run->arena = NULL;
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "out of memory allocating a %" G_GSIZE_FORMAT "-byte arena",
-        plan->arena_size);
+  run->n_layouts = plan->alt_offsets ? 2 : 1;
+  if (!layout_init (&run->layouts[0], plan, plan->arena_size, NULL, error)
+      || (plan->alt_offsets && !layout_init (&run->layouts[1], plan,
+              plan->alt_arena_size, plan->alt_offsets, error))) {
     cpu_free_run (&run->base);
     return NULL;
   }
-  /* CLINFER_CPU_ARENA_NAN=1: a new arena starts as NaN bit patterns, so a
-   * step that reads what no step wrote shows in the outputs (the tests
-   * set it; glibc's MALLOC_PERTURB_ does the same for malloc). */
-  if (run->arena && g_getenv ("CLINFER_CPU_ARENA_NAN"))
-    memset (run->arena, 0xff, plan->arena_size);
-  for (guint i = 0; i < plan->slots->len; i++) {
-    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
-    if (s->kind == CLINFER_SLOT_CONSTANT)
-      run->slot_tensors[i] = clinfer_tensor_ref (s->value);
-    else if (s->kind == CLINFER_SLOT_ARENA) {
-      run->slot_tensors[i] = clinfer_tensor_new_wrapped (s->type, &s->shape,
-          NULL, (guint8 *) run->arena + s->offset, NULL, NULL, error);
-      if (run->slot_tensors[i] == NULL) {
-        cpu_free_run (&run->base);
-        return NULL;
-      }
-    }
-  }
-#ifdef CLINFER_HAVE_ONEDNN
-  if (plan->device_data) {
-    run->onednn = clinfer_onednn_run_new (plan->device_data, run->slot_tensors,
-        error);
-    if (run->onednn == NULL) {
-      cpu_free_run (&run->base);
-      return NULL;
-    }
-  }
-#endif
+  clinfer_chooser_init (&run->chooser, run->n_layouts);
   find_in_place_outputs (run);
   return &run->base;
 }
@@ -483,7 +557,7 @@ write_remote_output (ClinferRemoteTensor *r, ClinferTensor *t,
 }
 
 static gboolean
-bind_inputs (CpuRun *run, ClinferRunIO *io, GError **error)
+bind_inputs (CpuRun *run, CpuLayout *l, ClinferRunIO *io, GError **error)
 {
   const ClinferPlan *plan = run->base.plan;
 
@@ -493,14 +567,14 @@ bind_inputs (CpuRun *run, ClinferRunIO *io, GError **error)
     if (s->kind != CLINFER_SLOT_INPUT)
       continue;
     if (io->inputs[k]) {
-      set_slot (&run->slot_tensors[i], io->inputs[k]);
+      set_slot (&l->slot_tensors[i], io->inputs[k]);
       continue;
     }
     g_clear_pointer (&run->mapped[k], clinfer_tensor_unref);
     run->mapped[k] = map_remote_input (io->remote_inputs[k], io, error);
     if (run->mapped[k] == NULL)
       return FALSE;
-    set_slot (&run->slot_tensors[i], run->mapped[k]);
+    set_slot (&l->slot_tensors[i], run->mapped[k]);
   }
   return TRUE;
 }
@@ -537,7 +611,7 @@ can_write_in_place (CpuRun *run, ClinferRunIO *io, guint i)
 /* Puts the caller's bound host outputs (io->bound_outputs) in the slots
  * of the outputs C kernels write, so that they are written in place. */
 static void
-swap_in_bound_outputs (CpuRun *run, ClinferRunIO *io)
+swap_in_bound_outputs (CpuRun *run, CpuLayout *l, ClinferRunIO *io)
 {
   const ClinferPlan *plan = run->base.plan;
 
@@ -551,18 +625,18 @@ swap_in_bound_outputs (CpuRun *run, ClinferRunIO *io)
         || !clinfer_shape_equal (&s->shape, clinfer_tensor_get_shape (t))
         || !can_write_in_place (run, io, i))
       continue;
-    run->arena_view[i] = run->slot_tensors[si];
-    run->slot_tensors[si] = clinfer_tensor_ref (t);
+    run->arena_view[i] = l->slot_tensors[si];
+    l->slot_tensors[si] = clinfer_tensor_ref (t);
   }
 }
 
 static void
-swap_out_bound_outputs (CpuRun *run)
+swap_out_bound_outputs (CpuRun *run, CpuLayout *l)
 {
   const ClinferPlan *plan = run->base.plan;
 
   for (guint i = 0; i < plan->n_outputs; i++) {
-    ClinferTensor **slot = &run->slot_tensors[plan->output_slots[i]];
+    ClinferTensor **slot = &l->slot_tensors[plan->output_slots[i]];
     if (run->arena_view[i] == NULL)
       continue;
     clinfer_tensor_unref (*slot);
@@ -573,7 +647,7 @@ swap_out_bound_outputs (CpuRun *run)
 
 /* The steps, then the outputs (bound ones in place where swapped in). */
 static gboolean
-run_steps (CpuRun *run, ClinferRunIO *io, GError **error)
+run_steps (CpuRun *run, CpuLayout *l, ClinferRunIO *io, GError **error)
 {
   ClinferPlan *plan = run->base.plan;
   const char *origin = plan->graph->origin;
@@ -583,22 +657,22 @@ run_steps (CpuRun *run, ClinferRunIO *io, GError **error)
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
     gint64 t0 = io->profile ? g_get_monotonic_time () : 0;
 #ifdef CLINFER_HAVE_ONEDNN
-    if (run->onednn && clinfer_onednn_plan_owns_step (plan->device_data, i)) {
-      if (!clinfer_onednn_step_run (run->onednn, i, run->slot_tensors, error)) {
+    if (l->onednn && clinfer_onednn_plan_owns_step (plan->device_data, i)) {
+      if (!clinfer_onednn_step_run (l->onednn, i, l->slot_tensors, error)) {
         g_prefix_error (error, "%s: node %s: ", origin,
             clinfer_node_label (st->node));
         return FALSE;
       }
     } else
 #endif
-    if (!clinfer_cpu_step_run (plan, st, run->slot_tensors, origin, error))
+    if (!clinfer_cpu_step_run (plan, st, l->slot_tensors, origin, error))
       return FALSE;
     if (io->profile)
       clinfer_profile_record (io->profile, st,
           (g_get_monotonic_time () - t0) * 1000);
   }
   for (guint i = 0; i < plan->n_outputs; i++) {
-    ClinferTensor *t = run->slot_tensors[plan->output_slots[i]];
+    ClinferTensor *t = l->slot_tensors[plan->output_slots[i]];
     if (io->remote_outputs[i]) {
       if (!write_remote_output (io->remote_outputs[i], t, io, error))
         return FALSE;
@@ -609,17 +683,25 @@ run_steps (CpuRun *run, ClinferRunIO *io, GError **error)
   return TRUE;
 }
 
+/* Runs the request on the layout the chooser names and tells it the
+ * time (with one layout, the chooser always names it and nothing is
+ * timed). */
 static gboolean
 cpu_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
 {
   CpuRun *run = (CpuRun *) base;
+  guint way = clinfer_chooser_next (&run->chooser);
+  CpuLayout *l = &run->layouts[way];
+  gint64 t0 = run->n_layouts > 1 ? g_get_monotonic_time () : 0;
   gboolean ok;
 
-  if (!bind_inputs (run, io, error))
+  if (!bind_inputs (run, l, io, error))
     return FALSE;
-  swap_in_bound_outputs (run, io);
-  ok = run_steps (run, io, error);
-  swap_out_bound_outputs (run);
+  swap_in_bound_outputs (run, l, io);
+  ok = run_steps (run, l, io, error);
+  swap_out_bound_outputs (run, l);
+  if (ok && run->n_layouts > 1)
+    clinfer_chooser_record (&run->chooser, way, g_get_monotonic_time () - t0);
   return ok;
 }
 
