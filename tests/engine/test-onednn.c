@@ -496,49 +496,74 @@ test_post_ops (void)
   }
 }
 
-/* MatMul of a 3-D and a 2-D activation by constant weights (plain
- * layouts, packed weights); a MatMul by a run-time B stays on C. */
+/* MatMul of a [@ad] input (rank @rank) by constant [@wd] weights, with a
+ * constant bias Add after it (first operand when @bias_first), on the CPU
+ * device with @threads: every step on oneDNN's fast path, the Add fused,
+ * the result the reference's. */
+static void
+check_matmul (int rank, const int64_t *ad, const int64_t *wd, gboolean bias,
+    gboolean bias_first, int threads)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  ClinferGraph *g = op_test_graph (13);
+  ClinferShape as = clinfer_shape_make (rank, ad);
+  g_autoptr (ClinferTensor) a = op_test_random (rand, rank, ad);
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 2, wd);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 1, &wd[1]);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferNode *in, *m, *bn;
+  ClinferTensor *inputs[1] = { a };
+  GError *err = NULL;
+  guint n_onednn, n_steps;
+
+  in = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
+  m = add_node (g, "MatMul", "mm", in, clinfer_graph_add_constant (g, "w", w));
+  if (bias) {
+    bn = clinfer_graph_add_constant (g, "b", b);
+    m = bias_first ? add_node (g, "Add", "bias", bn, m)
+        : add_node (g, "Add", "bias", m, bn);
+  }
+  clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  got = run_cpu (g, inputs, 1, threads, &n_onednn, &n_steps);
+  g_assert_cmpuint (n_steps, ==, bias ? 2 : 1);
+  g_assert_cmpuint (n_onednn, ==, n_steps);
+  g_assert_cmpuint (last_n_fused, ==, bias ? 1 : 0);
+  op_test_assert_close (got, ref, "matmul");
+}
+
+/* Ranks 2 and 3, without and with the bias (the first operand for rank
+ * 3), on oneDNN's primitive. */
 static void
 test_matmul (void)
 {
+  int64_t ad3[] = { 2, 7, 19 }, ad2[] = { 7, 19 }, wd[] = { 19, 45 };
+
   for (int t = 0; t < 4; t++) {
     int rank = 2 + t % 2;
-    /* t >= 2: + bias [45] (first operand for rank 3), the MatMul's bias */
-    gboolean bias = t >= 2;
-    float bv[45];
-    g_autoptr (GRand) rand = g_rand_new_with_seed (11);
-    ClinferGraph *g = op_test_graph (13);
-    int64_t ad3[] = { 2, 7, 19 }, ad2[] = { 7, 19 }, wd[] = { 19, 45 };
-    int64_t *ad = rank == 3 ? ad3 : ad2;
-    ClinferShape as = clinfer_shape_make (rank, ad);
-    g_autoptr (ClinferTensor) a = op_test_random (rand, rank, ad);
-    g_autoptr (ClinferTensor) w = op_test_random (rand, 2, wd);
-    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
-    ClinferNode *in, *m;
-    ClinferTensor *inputs[1] = { a };
-    GError *err = NULL;
-    guint n_onednn, n_steps;
+    check_matmul (rank, rank == 3 ? ad3 : ad2, wd, t >= 2, rank == 3, 2);
+    g_assert_null (strstr (last_kernels->str, "gemm_column_panels"));
+  }
+}
 
-    in = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
-    m = add_node (g, "MatMul", "mm", in, clinfer_graph_add_constant (g, "w", w));
-    for (int i = 0; i < 45; i++)
-      bv[i] = 0.1f * i - 2.f;
-    if (bias && rank == 3)
-      m = add_node (g, "Add", "bias", op_test_constant (g, "b", CLINFER_TYPE_F32,
-              1, &wd[1], bv), m);
-    else if (bias)
-      m = add_node (g, "Add", "bias", m, op_test_constant (g, "b",
-              CLINFER_TYPE_F32, 1, &wd[1], bv));
-    clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "y");
-    g_assert_true (op_test_prepare (g, &err));
-    g_assert_no_error (err);
-    ref = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
-    got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
-    g_assert_cmpuint (n_steps, ==, bias ? 2 : 1);
-    g_assert_cmpuint (n_onednn, ==, n_steps);
-    g_assert_cmpuint (last_n_fused, ==, bias ? 1 : 0);
-    op_test_assert_close (got, ref, "matmul");
+/* A MatMul with few rows and over 1 MB of weights runs on clinfer's GEMM
+ * by column panels: 37 rows (panels of 10 rows with 16-float vectors,
+ * of 6 or 3 below: the last one partial), 2900 columns (the last panel
+ * partial), with and without the fused bias, at 1 and 2 threads; 65 rows
+ * stay on oneDNN's primitive. */
+static void
+test_matmul_gemm (void)
+{
+  int64_t wd[] = { 96, 2900 };
+
+  for (int t = 0; t < 6; t++) {
+    int64_t ad[] = { 1, t < 4 ? 37 : 65, 96 };
+    check_matmul (3, ad, wd, t % 2 == 1, FALSE, t < 2 ? 1 : 2);
+    g_assert_true ((strstr (last_kernels->str, "gemm_column_panels") != NULL)
+        == (ad[1] == 37));
   }
 }
 
@@ -1324,6 +1349,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/dw-pw-default", test_dw_pw_default);
   g_test_add_func ("/onednn/block-choice", test_block_choice);
   g_test_add_func ("/onednn/matmul", test_matmul);
+  g_test_add_func ("/onednn/matmul-gemm", test_matmul_gemm);
   g_test_add_func ("/onednn/softmax", test_softmax);
   g_test_add_func ("/onednn/softmax-split", test_softmax_split);
   g_test_add_func ("/onednn/post-ops", test_post_ops);

@@ -78,6 +78,11 @@ typedef struct {
   void (*gemm_indirect) (int m, int k, const float *a, const float *bias,
       const float *b, const int *offs, int nc, float *c, ptrdiff_t ldc,
       const float *z, ptrdiff_t ldz, const ClinferCpuEpilogue *ep);
+  /* gemm () without an activation on A packed in panels of @mr rows,
+   * gemm_mr (m) of them (any other @mr is taken as the table's mr). */
+  void (*gemm_rows) (int mr, int m, int k, const float *a, const float *bias,
+      const float *b, int nc, float *c, ptrdiff_t ldc, const float *z,
+      ptrdiff_t ldz);
   /* One depthwise output plane; @scratch holds sw * hp * pw floats. */
   void (*depthwise) (const ClinferCpuDwArgs *a, const float *src,
       const float *w, float bias, const float *z, float *dst, float *scratch);
@@ -101,6 +106,11 @@ typedef struct {
   float (*exp_sum) (const float *x, float *y, int64_t n, float m);
   void (*scale) (float *y, int64_t n, float s);
 } ClinferCpuSimd;
+
+/* The panel rows gemm_rows () should use for @m rows with @simd: from
+ * mr / 2 to mr, the fewest computed rows (ceil (m / r) * r), the largest r
+ * on ties. */
+int clinfer_cpu_gemm_mr (const ClinferCpuSimd *simd, int m);
 
 /* The kernels of @isa (the generic table when @isa is not built in). */
 const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);

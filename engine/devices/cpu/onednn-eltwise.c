@@ -10,6 +10,7 @@
 #include <math.h>
 #include <omp.h>
 #include <string.h>
+#include <stdlib.h>
 
 static gboolean
 is_op (const ClinferNode *node, const char *op_type)
@@ -533,6 +534,99 @@ matmul_bias (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
   return NULL;
 }
 
+/* MatMuls of at most this many rows whose weights are at least
+ * MATMUL_GEMM_MIN_BYTES run on clinfer's GEMM (matmul_gemm ()). */
+#define MATMUL_GEMM_MAX_ROWS 64
+#define MATMUL_GEMM_MIN_BYTES (1024 * 1024)
+#define MATMUL_ALIGN 64
+
+/* A MatMul with few rows and large constant weights (a recogniser's
+ * final classifier: 40 x 120 by 120 x 6625, 3.2 MB) reads each weight
+ * once per inference, so its time is how the weights stream in. oneDNN
+ * 2.6's brgemm takes 0.58 ms when they are in the L2/L3 caches but
+ * 0.76-0.86 ms in the model, after other steps pushed them out. Here
+ * each thread takes a run of whole column panels (B packed at compile
+ * time, one panel of k x nr floats in L1) and computes every row of it
+ * before the next panel: each weight is read once, in order. The threads'
+ * runs are column ranges, as softmax_columns () splits the rows after it
+ * (multiples of nr floats, so no two threads write one cache line). */
+void
+clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x, float *y,
+    void *scratch)
+{
+  const ClinferCpuSimd *k = s->simd;
+  int m = s->mm_m, kd = s->mm_k, n = s->mm_n, mr = s->mm_mr, nr = k->nr;
+  int panels = (n + nr - 1) / nr;
+
+#pragma omp parallel
+  {
+    int nt = omp_get_num_threads (), t = omp_get_thread_num ();
+    int p0 = panels * t / nt, p1 = panels * (t + 1) / nt;
+    float *a = (float *) ((guint8 *) scratch + s->mm_a_offset
+        + (gsize) t * s->mm_a_bytes);
+
+    if (p1 > p0) {
+      /* A in panels of kd x mr rows, zero padded. */
+      for (int r0 = 0; r0 < m; r0 += mr)
+        for (int kk = 0; kk < kd; kk++)
+          for (int r = 0; r < mr; r++)
+            a[((gsize) (r0 / mr) * kd + kk) * mr + r] = r0 + r < m
+                ? x[(gsize) (r0 + r) * kd + kk] : 0.f;
+      for (int p = p0; p < p1; p++) {
+        int c0 = p * nr;
+        k->gemm_rows (mr, m, kd, a, s->mm_zero, s->mm_b + (gsize) p * kd * nr,
+            MIN (nr, n - c0), y + c0, n, s->mm_bias ? s->mm_bias + c0 : NULL,
+            0);
+      }
+    }
+  }
+}
+
+/* The GEMM variant of a MatMul step: B packed, the zeros and the bias
+ * in one allocation; A's per-thread panels in the scratch. */
+static gboolean
+matmul_gemm_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, int64_t m, int64_t kd, int64_t n,
+    const ClinferPortDesc *b, const ClinferPortDesc *bias)
+{
+  const ClinferCpuSimd *k = clinfer_cpu_simd_get (oplan->isa);
+  int mr = clinfer_cpu_gemm_mr (k, (int) MIN (m, G_MAXINT));
+  int64_t panels = (n + k->nr - 1) / k->nr, mrows = (m + mr - 1) / mr * mr;
+  gsize nb = (gsize) panels * kd * k->nr, nz = (gsize) mrows;
+  float *mem;
+
+  if (m > MATMUL_GEMM_MAX_ROWS || kd > G_MAXINT / 2 || n > G_MAXINT / 2
+      || (gsize) kd * n * sizeof (float) < MATMUL_GEMM_MIN_BYTES)
+    return FALSE;
+  mem = g_aligned_alloc0 (nb + nz + (bias ? (gsize) n : 0), sizeof (float),
+      MATMUL_ALIGN);
+  k->pack_b (mem, clinfer_tensor_get_const_data (b->value), n, (int) kd,
+      (int) n);
+  s->weights_data = mem;
+  s->simd = k;
+  s->mm_m = (int) m;
+  s->mm_mr = mr;
+  s->mm_k = (int) kd;
+  s->mm_n = (int) n;
+  s->mm_b = mem;
+  s->mm_zero = mem + nb;
+  s->mm_bias = NULL;
+  if (bias) {
+    memcpy (mem + nb + nz, clinfer_tensor_get_const_data (bias->value),
+        (gsize) n * sizeof (float));
+    s->mm_bias = mem + nb + nz;
+  }
+  s->mm_a_offset = 0;
+  s->mm_a_bytes = (gsize) mrows * kd * sizeof (float);
+  s->mm_a_bytes = (s->mm_a_bytes + MATMUL_ALIGN - 1) / MATMUL_ALIGN
+      * MATMUL_ALIGN;
+  s->scratch_bytes = s->mm_a_bytes * MAX (oplan->threads, 1);
+  g_free (st->kernel.name);
+  ((ClinferStep *) st)->kernel.name = g_strdup_printf (
+      "onednn-layout:gemm_column_panels_%s", k->isa_name);
+  return TRUE;
+}
+
 /* Plain operands (matmul slots are never blocked); the weights packed
  * once into the layout the implementation picks, the bias of a fused Add
  * copied. */
@@ -567,6 +661,15 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   dnnl_memory_desc_init_by_tag (&wmd, r, wd, dnnl_f32, dnnl_format_tag_any);
   bd[r - 1] = y->dims[r - 1];
   dnnl_memory_desc_init_by_tag (&bmd, r, bd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
+  /* Bound in place: the slots' own plain layout, no reorders. */
+  s->src.slot = st->in_slots[0];
+  s->src.md = s->src.slot_md = amd;
+  s->dst.slot = s->out_slot;
+  s->dst.md = s->dst.slot_md = ymd;
+  s->z.slot = G_MAXUINT;
+  if (matmul_gemm_build (oplan, s, st, r == 2 ? ad[0] : ad[0] * ad[1],
+          ad[r - 1], wd[r - 1], b, bias))
+    return TRUE;
   if (dnnl_matmul_desc_init (&mm, &amd, &wmd, bias ? &bmd : NULL, &ymd)
       != dnnl_success || (pd = make_pd (oplan, &mm, error)) == NULL)
     return FALSE;
@@ -577,12 +680,6 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
               &bmd, &bmd, &s->bias_data, &s->bias, error))
       || !clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
-  /* Bound in place: the slots' own plain layout, no reorders. */
-  s->src.slot = st->in_slots[0];
-  s->src.md = s->src.slot_md = amd;
-  s->dst.slot = s->out_slot;
-  s->dst.md = s->dst.slot_md = ymd;
-  s->z.slot = G_MAXUINT;
   s->scratchpad_offset = 0;
   end = dnnl_memory_desc_get_size (&s->scratchpad_md);
   s->scratch_bytes = end;
@@ -659,7 +756,10 @@ clinfer_onednn_softmax_columns (const OnednnStep *s, const float *x, float *y)
 {
   const ClinferCpuSimd *k = s->simd;
   int64_t rows = s->sm_rows, cols = s->sm_cols;
-  float part[2][SPLIT_ROWS * SPLIT_MAX_THREADS];
+  /* Per thread, its partial maxima then sums of SPLIT_ROWS rows: thread
+   * major, so each thread writes lines of its own (row-major, the
+   * threads' values would share every line). */
+  float part[2][SPLIT_MAX_THREADS * SPLIT_ROWS];
 
   for (int64_t r0 = 0; r0 < rows; r0 += SPLIT_ROWS) {
     int64_t nr = MIN (SPLIT_ROWS, rows - r0);
@@ -670,26 +770,24 @@ clinfer_onednn_softmax_columns (const OnednnStep *s, const float *x, float *y)
       int64_t c0 = t == 0 ? 0 : cols * t / nt / 16 * 16;
       int64_t c1 = t == nt - 1 ? cols : cols * (t + 1) / nt / 16 * 16;
       int64_t n = c1 - c0;
+      float *mine[2] = { &part[0][t * SPLIT_ROWS], &part[1][t * SPLIT_ROWS] };
 
       for (int64_t r = 0; r < nr; r++)
-        part[0][r * SPLIT_MAX_THREADS + t] = n > 0
-            ? k->row_max (x + (r0 + r) * cols + c0, n) : -INFINITY;
+        mine[0][r] = n > 0 ? k->row_max (x + (r0 + r) * cols + c0, n)
+            : -INFINITY;
 #pragma omp barrier
       for (int64_t r = 0; r < nr; r++) {
-        const float *pm = &part[0][r * SPLIT_MAX_THREADS];
-        float m = pm[0];
+        float m = part[0][r];
         for (int i = 1; i < nt; i++)
-          m = pm[i] > m ? pm[i] : m;
-        part[1][r * SPLIT_MAX_THREADS + t] = n > 0
-            ? k->exp_sum (x + (r0 + r) * cols + c0, y + (r0 + r) * cols + c0,
-                n, m) : 0.f;
+          m = part[0][i * SPLIT_ROWS + r] > m ? part[0][i * SPLIT_ROWS + r] : m;
+        mine[1][r] = n > 0 ? k->exp_sum (x + (r0 + r) * cols + c0,
+            y + (r0 + r) * cols + c0, n, m) : 0.f;
       }
 #pragma omp barrier
       for (int64_t r = 0; r < nr && n > 0; r++) {
-        const float *ps = &part[1][r * SPLIT_MAX_THREADS];
         float sum = 0.f;
         for (int i = 0; i < nt; i++)
-          sum += ps[i];
+          sum += part[1][i * SPLIT_ROWS + r];
         k->scale (y + (r0 + r) * cols + c0, n, 1.f / sum);
       }
     }

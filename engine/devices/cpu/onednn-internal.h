@@ -83,6 +83,15 @@ typedef struct {
   /* ONEDNN_OP_SOFTMAX without @prim: clinfer's softmax of @sm_rows rows
    * of @sm_cols, the threads splitting each row (softmax_columns ()) */
   int64_t sm_rows, sm_cols;
+  /* ONEDNN_OP_MATMUL without @prim: clinfer's GEMM (matmul_gemm ()) of
+   * @mm_m rows of @mm_k by @mm_n columns, A in panels of @mm_mr rows
+   * (clinfer_cpu_gemm_mr ()); @mm_b is B packed (pack_b),
+   * @mm_zero mr-rounded zeros (the GEMM's per-row bias), @mm_bias the
+   * fused Add's per-column bias or NULL, all in @weights_data; each
+   * thread packs A at scratch + mm_a_offset + thread * mm_a_bytes. */
+  int mm_m, mm_mr, mm_k, mm_n;
+  const float *mm_b, *mm_zero, *mm_bias;
+  gsize mm_a_offset, mm_a_bytes;
 } OnednnStep;
 
 struct _ClinferOnednnPlan {
@@ -166,6 +175,9 @@ gboolean clinfer_onednn_matmul_accepts (const ClinferPlan *plan,
     const ClinferStep *st);
 gboolean clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+/* Runs a MatMul step built without a primitive (clinfer's GEMM). */
+void clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x,
+    float *y, void *scratch);
 /* Softmax of an activation, on its plain layout (onednn-eltwise.c). */
 gboolean clinfer_onednn_softmax_accepts (const ClinferPlan *plan,
     const ClinferStep *st);

@@ -1076,6 +1076,11 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     clinfer_onednn_softmax_columns (s, x, y);
+  } else if (s->kind == ONEDNN_OP_MATMUL && s->prim == NULL) {
+    void *x = NULL, *y = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    clinfer_onednn_matmul_gemm (s, x, y, run->scratch);
   } else if (s->kind == ONEDNN_OP_POOL && s->prim == NULL) {
     void *x = NULL, *y = NULL;
     dnnl_memory_get_data_handle (rs->src, &x);
