@@ -382,74 +382,91 @@ test_pool_blocked (void)
 /* A MobileNetV3-like tail on 12 channels (a partial block): conv ->
  * HardSigmoid -> squeeze-excite (GlobalAveragePool, HardSigmoid, Mul by
  * the [1,12,1,1] activation) -> Add per-channel constant -> Div by a
- * scalar -> Clip -> Concat zeros (12 -> 20 channels: the padding the
- * eltwise steps left must read as zeros) -> Resize nearest x2 ->
- * AveragePool 3x3 s2 -> Sub scalar: every step on oneDNN, blocked. */
+ * per-channel constant -> Div by a scalar -> Clip -> Concat zeros (12 ->
+ * 20 channels: the padding the eltwise steps left must read as zeros) ->
+ * Resize nearest x2 -> AveragePool 3x3 s2 -> Sub scalar: every step on
+ * oneDNN's fast path, blocked. The three per-channel steps run on
+ * oneDNN's binary primitive or, where it has none (8-channel blocks on
+ * AVX-512 machines) and always with CLINFER_CPU_PER_CHANNEL=1 (mode 1,
+ * on a larger image), on clinfer's per-channel kernel. */
 static void
 test_chain_eltwise (void)
 {
-  g_autoptr (GRand) rand = g_rand_new_with_seed (10);
-  ClinferGraph *g = op_test_graph (13);
-  int64_t xd[] = { 1, 16, 9, 11 }, cd[] = { 12, 1, 1 }, one[] = { 1 };
-  int64_t zd[] = { 1, 8, 9, 11 }, sd[] = { 4 }, k3[] = { 3, 3 }, s2[] = { 2, 2 };
-  int64_t p1[] = { 1, 1, 1, 1 };
-  float six = 6.f, lo = -0.3f, hi = 0.4f, half = 0.5f;
-  float scales[] = { 1.f, 1.f, 2.f, 2.f };
-  ClinferShape xs = clinfer_shape_make (4, xd);
-  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
-  g_autoptr (ClinferTensor) cb = op_test_random (rand, 3, cd);
-  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
-  ClinferNode *in, *a, *se, *clip_in[3], *cat_in[2], *rs_in[3];
-  ClinferTensor *inputs[1] = { x };
-  GError *err = NULL;
-  guint n_onednn, n_steps;
+  for (int mode = 0; mode < 2; mode++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (10);
+    ClinferGraph *g = op_test_graph (13);
+    /* Mode 1 on 90 x 110 pixels too: the threads split the pixels. */
+    int64_t h = mode ? 90 : 9, w = mode ? 110 : 11;
+    int64_t xd[] = { 1, 16, h, w }, cd[] = { 12, 1, 1 }, one[] = { 1 };
+    int64_t zd[] = { 1, 8, h, w }, sd[] = { 4 }, k3[] = { 3, 3 }, s2[] = { 2, 2 };
+    int64_t p1[] = { 1, 1, 1, 1 };
+    float six = 6.f, lo = -0.3f, hi = 0.4f, half = 0.5f;
+    float scales[] = { 1.f, 1.f, 2.f, 2.f }, dv[12];
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) cb = op_test_random (rand, 3, cd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in, *a, *se, *clip_in[3], *cat_in[2], *rs_in[3];
+    ClinferTensor *inputs[1] = { x };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+    const char *k;
+    int n_kernel = 0;
 
-  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
-  a = add_conv (g, rand, "c", in, 16, 12, 3, 1, 1, NULL, NULL);
-  a = add_node (g, "HardSigmoid", "hs", a, NULL);
-  se = add_node (g, "GlobalAveragePool", "gap", a, NULL);
-  se = add_node (g, "HardSigmoid", "se", se, NULL);
-  a = add_node (g, "Mul", "scale", a, se);
-  a = add_node (g, "Add", "bias", clinfer_graph_add_constant (g, "cb", cb), a);
-  a = add_node (g, "Div", "div", a,
-      op_test_constant (g, "six", CLINFER_TYPE_F32, 1, one, &six));
-  clip_in[0] = a;
-  clip_in[1] = op_test_constant (g, "lo", CLINFER_TYPE_F32, 0, NULL, &lo);
-  clip_in[2] = op_test_constant (g, "hi", CLINFER_TYPE_F32, 0, NULL, &hi);
-  a = op_test_node (g, "Clip", "", "clip", 3, clip_in, 1);
-  cat_in[0] = a;
-  cat_in[1] = op_test_constant (g, "zeros", CLINFER_TYPE_F32, 4, zd, NULL);
-  a = op_test_node (g, "Concat", "", "pad", 2, cat_in, 1);
-  clinfer_node_set_attr (a, "axis", clinfer_attr_new_int (1));
-  rs_in[0] = a;
-  rs_in[1] = NULL;
-  rs_in[2] = op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, sd, scales);
-  a = op_test_node (g, "Resize", "", "up", 3, rs_in, 1);
-  clinfer_node_set_attr (a, "mode", clinfer_attr_new_string ("nearest"));
-  clinfer_node_set_attr (a, "coordinate_transformation_mode",
-      clinfer_attr_new_string ("asymmetric"));
-  clinfer_node_set_attr (a, "nearest_mode", clinfer_attr_new_string ("floor"));
-  a = add_node (g, "AveragePool", "avg", a, NULL);
-  set_ints (a, "kernel_shape", 2, k3);
-  set_ints (a, "strides", 2, s2);
-  set_ints (a, "pads", 4, p1);
-  a = add_node (g, "Sub", "sub", a,
-      op_test_constant (g, "half", CLINFER_TYPE_F32, 0, NULL, &half));
-  clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
-  g_assert_true (op_test_prepare (g, &err));
-  g_assert_no_error (err);
-  ref = op_test_run_graph (g, inputs, &err);
-  g_assert_no_error (err);
-  got = run_cpu (g, inputs, 1, 1, &n_onednn, &n_steps);
-  g_assert_cmpuint (n_steps, ==, 12);
-  /* oneDNN 2.6's binary primitive has no kernel for 8-channel blocks on an
-   * AVX-512 machine: there the per-channel Mul and Add run on the C
-   * kernels. */
-  g_assert_cmpuint (n_onednn, ==, narrow_block_on_avx512 () ? n_steps - 2
-      : n_steps);
-  /* hs, the conv's only reader, runs as its post-op. */
-  g_assert_cmpuint (last_n_fused, ==, 1);
-  op_test_assert_close (got, ref, "eltwise chain");
+    for (int i = 0; i < 12; i++)
+      dv[i] = 0.5f + 0.125f * i;
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    a = add_conv (g, rand, "c", in, 16, 12, 3, 1, 1, NULL, NULL);
+    a = add_node (g, "HardSigmoid", "hs", a, NULL);
+    se = add_node (g, "GlobalAveragePool", "gap", a, NULL);
+    se = add_node (g, "HardSigmoid", "se", se, NULL);
+    a = add_node (g, "Mul", "scale", a, se);
+    a = add_node (g, "Add", "bias", clinfer_graph_add_constant (g, "cb", cb), a);
+    a = add_node (g, "Div", "cdiv", a,
+        op_test_constant (g, "dv", CLINFER_TYPE_F32, 3, cd, dv));
+    a = add_node (g, "Div", "div", a,
+        op_test_constant (g, "six", CLINFER_TYPE_F32, 1, one, &six));
+    clip_in[0] = a;
+    clip_in[1] = op_test_constant (g, "lo", CLINFER_TYPE_F32, 0, NULL, &lo);
+    clip_in[2] = op_test_constant (g, "hi", CLINFER_TYPE_F32, 0, NULL, &hi);
+    a = op_test_node (g, "Clip", "", "clip", 3, clip_in, 1);
+    cat_in[0] = a;
+    cat_in[1] = op_test_constant (g, "zeros", CLINFER_TYPE_F32, 4, zd, NULL);
+    a = op_test_node (g, "Concat", "", "pad", 2, cat_in, 1);
+    clinfer_node_set_attr (a, "axis", clinfer_attr_new_int (1));
+    rs_in[0] = a;
+    rs_in[1] = NULL;
+    rs_in[2] = op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, sd, scales);
+    a = op_test_node (g, "Resize", "", "up", 3, rs_in, 1);
+    clinfer_node_set_attr (a, "mode", clinfer_attr_new_string ("nearest"));
+    clinfer_node_set_attr (a, "coordinate_transformation_mode",
+        clinfer_attr_new_string ("asymmetric"));
+    clinfer_node_set_attr (a, "nearest_mode", clinfer_attr_new_string ("floor"));
+    a = add_node (g, "AveragePool", "avg", a, NULL);
+    set_ints (a, "kernel_shape", 2, k3);
+    set_ints (a, "strides", 2, s2);
+    set_ints (a, "pads", 4, p1);
+    a = add_node (g, "Sub", "sub", a,
+        op_test_constant (g, "half", CLINFER_TYPE_F32, 0, NULL, &half));
+    clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    if (mode == 1)
+      g_setenv ("CLINFER_CPU_PER_CHANNEL", "1", TRUE);
+    got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
+    g_unsetenv ("CLINFER_CPU_PER_CHANNEL");
+    g_assert_cmpuint (n_steps, ==, 13);
+    g_assert_cmpuint (n_onednn, ==, n_steps);
+    for (k = last_kernels->str; (k = strstr (k, "binary_per_channel")); k++)
+      n_kernel++;
+    g_assert_cmpint (n_kernel, ==, mode == 1 || narrow_block_on_avx512 () ? 3
+        : 0);
+    /* hs, the conv's only reader, runs as its post-op. */
+    g_assert_cmpuint (last_n_fused, ==, 1);
+    op_test_assert_close (got, ref, "eltwise chain");
+  }
 }
 
 /* conv -> Tanh -> Mul 0.5 -> Add 0.25 -> Sigmoid -> output: the four

@@ -288,6 +288,98 @@ eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
   return clinfer_onednn_place_operands (oplan, s, st, &md, NULL, &md, error);
 }
 
+/* Per-channel binary steps of at least this many bytes split between
+ * the threads. */
+#define BINARY_SPLIT_BYTES (64 * 1024)
+
+#define PER_CHANNEL_LOOP(op)                                                 \
+  for (int64_t p = 0; p < np; p++)                                           \
+    for (int l = 0; l < block; l++)                                          \
+      yd[p * block + l] = xs[p * block + l] op cv[l]
+
+/* One run of @np pixels of one channel block: y = x op c per lane. */
+static inline __attribute__ ((always_inline)) void
+per_channel_run (dnnl_alg_kind_t alg, const float *xs, const float *cv,
+    float *yd, int64_t np, const int block)
+{
+  switch (alg) {
+    case dnnl_binary_add: PER_CHANNEL_LOOP (+); break;
+    case dnnl_binary_sub: PER_CHANNEL_LOOP (-); break;
+    case dnnl_binary_mul: PER_CHANNEL_LOOP (*); break;
+    default: PER_CHANNEL_LOOP (/); break;
+  }
+}
+
+/* x op c on blocked layouts, c one value per channel (a squeeze-and-
+ * excitation gate, a folded BatchNorm's scale): oneDNN 2.6 has no
+ * binary kernel for that with 8-channel blocks on AVX-512 machines (and
+ * the reference one is 10x slower). Each thread takes the same run of
+ * pixels in every channel block, as the other blocked steps split
+ * theirs. */
+void
+clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,
+    const float *c, float *y)
+{
+  int64_t hw = s->hw, block = s->block, nb = s->n_blocks;
+
+#pragma omp parallel if (s->batch * nb * hw * block * (int64_t) sizeof (float) \
+    >= BINARY_SPLIT_BYTES)
+  {
+    int nt = omp_get_num_threads (), t = omp_get_thread_num ();
+    int64_t p0 = hw * t / nt, np = hw * (t + 1) / nt - p0;
+
+    for (int64_t n = 0; n < s->batch && np > 0; n++)
+      for (int64_t b = 0; b < nb; b++) {
+        gsize off = ((gsize) (n * nb + b) * hw + p0) * block;
+        const float *cv = c + n * s->bin_c_stride + b * block;
+        if (block == 16)
+          per_channel_run (s->bin_alg, x + off, cv, y + off, np, 16);
+        else
+          per_channel_run (s->bin_alg, x + off, cv, y + off, np, 8);
+      }
+  }
+}
+
+/* The per-channel kernel for binary step @s when oneDNN has none: @md
+ * (x and y) and @md1 (an activation's [N or 1, C, 1, 1], or NULL with
+ * constant @b) are channel-padded blocked views. */
+static gboolean
+per_channel_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, dnnl_alg_kind_t alg, const ClinferPortDesc *b,
+    const dnnl_memory_desc_t *md, const dnnl_memory_desc_t *md1,
+    GError **error)
+{
+  int64_t block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+  int64_t cpad = md->padded_dims[1];
+
+  /* An activation's padding channels hold what its step computed there;
+   * dividing by them could make NaNs that the next conv's zero weights
+   * keep. */
+  if (md->ndims != 4 || cpad % block != 0
+      || (md1 && (alg == dnnl_binary_div || md1->padded_dims[1] != cpad
+              || md1->dims[2] != 1 || md1->dims[3] != 1
+              || (md1->dims[0] != 1 && md1->dims[0] != md->dims[0]))))
+    return FALSE;
+  s->bin_alg = alg;
+  s->batch = md->dims[0];
+  s->block = block;
+  s->n_blocks = cpad / block;
+  s->hw = md->dims[2] * md->dims[3];
+  s->bin_c_stride = md1 && md1->dims[0] != 1 ? cpad : 0;
+  if (md1 == NULL) {
+    float *v = g_aligned_alloc (cpad, sizeof (float), 64);
+    gsize n = clinfer_tensor_get_n_elements (b->value);
+    memcpy (v, clinfer_tensor_get_const_data (b->value), n * sizeof (float));
+    for (int64_t i = n; i < cpad; i++)
+      v[i] = alg == dnnl_binary_div ? 1.f : 0.f;
+    s->weights_data = v;
+  }
+  g_free (st->kernel.name);
+  ((ClinferStep *) st)->kernel.name = g_strdup_printf (
+      "onednn-layout:binary_per_channel_nChw%dc", (int) block);
+  return clinfer_onednn_place_operands (oplan, s, st, md, md1, md, error);
+}
+
 static gboolean
 binary_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
     GError **error)
@@ -296,7 +388,7 @@ binary_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
   const ClinferShape *y = &node->outputs[0].shape;
   dnnl_memory_desc_t md, md1, user_md1;
   dnnl_binary_desc_t bd;
-  dnnl_primitive_desc_t pd;
+  dnnl_primitive_desc_t pd = NULL;
   dnnl_alg_kind_t alg;
   ClinferPortDesc *b;
   guint src, other;
@@ -335,9 +427,21 @@ binary_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
     dnnl_memory_desc_init_by_tag (&md1, 4, d, dnnl_f32,
         oplan->blocked[st->out_slots[0]] ? oplan->block_tag : dnnl_nchw);
   }
+  /* clinfer's per-channel kernel where oneDNN has none, or everywhere it
+   * fits with CLINFER_CPU_PER_CHANNEL=1 (tests). */
+  if (padded && (b->value == NULL || per_channel)
+      && g_strcmp0 (g_getenv ("CLINFER_CPU_PER_CHANNEL"), "1") == 0
+      && per_channel_build (oplan, s, st, alg, b, &md,
+          b->value == NULL ? &md1 : NULL, error))
+    return TRUE;
   if (dnnl_binary_desc_init (&bd, alg, &md, &md1, &md) != dnnl_success
-      || (pd = make_pd (oplan, &bd, error)) == NULL)
-    return FALSE;
+      || (pd = make_pd (oplan, &bd, error)) == NULL
+      || clinfer_onednn_pd_is_reference (pd)) {
+    g_clear_pointer (&pd, dnnl_primitive_desc_destroy);
+    return padded && (b->value == NULL || per_channel)
+        && per_channel_build (oplan, s, st, alg, b, &md,
+            b->value == NULL ? &md1 : NULL, error);
+  }
   if (b->value != NULL && padded) {
     /* Per-channel values, zero past the real channels: in a [1, C, 1, 1]
      * blocked desc, just the values in order. */

@@ -90,6 +90,13 @@ typedef struct {
    * fused Add's per-column bias or NULL, all in @weights_data; each
    * thread packs A at scratch + mm_a_offset + thread * mm_a_bytes. */
   int mm_m, mm_mr, mm_k, mm_n;
+  /* ONEDNN_OP_BINARY without @prim: clinfer's per-channel kernel
+   * (binary_per_channel ()) of @bin_alg on @batch images of @n_blocks
+   * channel blocks of @hw pixels (@block as above); the per-channel
+   * operand is z (an activation, @bin_c_stride floats per image, 0 when
+   * broadcast) or @weights_data (a constant) */
+  dnnl_alg_kind_t bin_alg;
+  int64_t bin_c_stride;
   const float *mm_b, *mm_zero, *mm_bias;
   gsize mm_a_offset, mm_a_bytes;
 } OnednnStep;
@@ -175,6 +182,10 @@ gboolean clinfer_onednn_matmul_accepts (const ClinferPlan *plan,
     const ClinferStep *st);
 gboolean clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+/* Runs a binary step built without a primitive (per-channel operand on
+ * blocked layouts); @c is the per-channel operand. */
+void clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,
+    const float *c, float *y);
 /* Runs a MatMul step built without a primitive (clinfer's GEMM). */
 void clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x,
     float *y, void *scratch);

@@ -1076,6 +1076,13 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     clinfer_onednn_softmax_columns (s, x, y);
+  } else if (s->kind == ONEDNN_OP_BINARY && s->prim == NULL) {
+    void *x = NULL, *y = NULL, *c = s->weights_data;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    if (rs->z)
+      dnnl_memory_get_data_handle (rs->z, &c);
+    clinfer_onednn_binary_per_channel (s, x, c, y);
   } else if (s->kind == ONEDNN_OP_MATMUL && s->prim == NULL) {
     void *x = NULL, *y = NULL;
     dnnl_memory_get_data_handle (rs->src, &x);
