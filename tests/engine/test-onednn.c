@@ -386,9 +386,10 @@ test_pool_blocked (void)
  * 20 channels: the padding the eltwise steps left must read as zeros) ->
  * Resize nearest x2 -> AveragePool 3x3 s2 -> Sub scalar: every step on
  * oneDNN's fast path, blocked. The three per-channel steps run on
- * oneDNN's binary primitive or, where it has none (8-channel blocks on
- * AVX-512 machines) and always with CLINFER_CPU_PER_CHANNEL=1 (mode 1,
- * on a larger image), on clinfer's per-channel kernel. */
+ * clinfer's per-channel kernel (mode 1: on a larger image, split between
+ * the threads) or, with CLINFER_CPU_PER_CHANNEL=0 (mode 0), on oneDNN's
+ * binary primitive where it has one (not with 8-channel blocks on
+ * AVX-512 machines). */
 static void
 test_chain_eltwise (void)
 {
@@ -453,8 +454,8 @@ test_chain_eltwise (void)
     g_assert_no_error (err);
     ref = op_test_run_graph (g, inputs, &err);
     g_assert_no_error (err);
-    if (mode == 1)
-      g_setenv ("CLINFER_CPU_PER_CHANNEL", "1", TRUE);
+    if (mode == 0)
+      g_setenv ("CLINFER_CPU_PER_CHANNEL", "0", TRUE);
     got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
     g_unsetenv ("CLINFER_CPU_PER_CHANNEL");
     g_assert_cmpuint (n_steps, ==, 13);

@@ -891,6 +891,32 @@ ISA (dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
 }
 
 /* ---------------------------------------------------------------- */
+/* Per-channel binary ops on blocked layouts                         */
+
+#define PER_CHANNEL(op)                                                      \
+  for (int64_t p = 0; p < np; p++)                                           \
+    for (int v = 0; v < nv; v++)                                             \
+      vstore (y + p * block + v * VW,                                        \
+          vload (x + p * block + v * VW) op cv[v])
+
+static void
+ISA (per_channel) (int op, const float *x, const float *c, float *y,
+    int64_t np, int block)
+{
+  vf cv[64 / VW];
+  int nv = MIN (block, 64) / VW;
+
+  for (int v = 0; v < nv; v++)
+    cv[v] = vload (c + v * VW);
+  switch (op) {
+    case 0: PER_CHANNEL (+); break;
+    case 1: PER_CHANNEL (-); break;
+    case 2: PER_CHANNEL (*); break;
+    default: PER_CHANNEL (/); break;
+  }
+}
+
+/* ---------------------------------------------------------------- */
 /* Softmax, a part of each row at a time                             */
 
 /* exp (x): x / ln 2 rounded to n (the magic number leaves it in the low
@@ -977,7 +1003,8 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
   ISA (gemm_rows),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
-  ISA (dw_pw_blocked), ISA (row_max), ISA (exp_sum), ISA (scale),
+  ISA (dw_pw_blocked), ISA (per_channel), ISA (row_max), ISA (exp_sum),
+  ISA (scale),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

@@ -100,6 +100,11 @@ typedef struct {
    * output never leaves the thread's stack buffer. */
   void (*dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
       const float *z, float *y, int oy0, int oy1);
+  /* y = x op c over @np pixels of one channel block (@block floats a
+   * pixel, a multiple of nr / 2, at most 64; @c one value per lane); @op
+   * 0 +, 1 -, 2 *, 3 /. @y may be @x. */
+  void (*per_channel) (int op, const float *x, const float *c, float *y,
+      int64_t np, int block);
   /* Softmax of a row in parts: the largest of @n floats; y = exp (x - m)
    * (a vector exp, within a few ulp of expf) and their sum; y *= s. */
   float (*row_max) (const float *x, int64_t n);

@@ -91,11 +91,12 @@ typedef struct {
    * thread packs A at scratch + mm_a_offset + thread * mm_a_bytes. */
   int mm_m, mm_mr, mm_k, mm_n;
   /* ONEDNN_OP_BINARY without @prim: clinfer's per-channel kernel
-   * (binary_per_channel ()) of @bin_alg on @batch images of @n_blocks
+   * (binary_per_channel ()) of @bin_op (the simd table's per_channel op:
+   * 0 +, 1 -, 2 *, 3 /) on @batch images of @n_blocks
    * channel blocks of @hw pixels (@block as above); the per-channel
    * operand is z (an activation, @bin_c_stride floats per image, 0 when
    * broadcast) or @weights_data (a constant) */
-  dnnl_alg_kind_t bin_alg;
+  int bin_op;
   int64_t bin_c_stride;
   const float *mm_b, *mm_zero, *mm_bias;
   gsize mm_a_offset, mm_a_bytes;
