@@ -379,6 +379,22 @@ test_pool_blocked (void)
   }
 }
 
+/* Resize "up" of @x, nearest (asymmetric, floor) by the 4 @scales. */
+static ClinferNode *
+add_resize_nearest (ClinferGraph *g, ClinferNode *x, const float *scales)
+{
+  int64_t sd[] = { 4 };
+  ClinferNode *in[3] = { x, NULL,
+    op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, sd, scales) };
+  ClinferNode *n = op_test_node (g, "Resize", "", "up", 3, in, 1);
+
+  clinfer_node_set_attr (n, "mode", clinfer_attr_new_string ("nearest"));
+  clinfer_node_set_attr (n, "coordinate_transformation_mode",
+      clinfer_attr_new_string ("asymmetric"));
+  clinfer_node_set_attr (n, "nearest_mode", clinfer_attr_new_string ("floor"));
+  return n;
+}
+
 /* A MobileNetV3-like tail on 12 channels (a partial block): conv ->
  * HardSigmoid -> squeeze-excite (GlobalAveragePool, HardSigmoid, Mul by
  * the [1,12,1,1] activation) -> Add per-channel constant -> Div by a
@@ -399,7 +415,7 @@ test_chain_eltwise (void)
     /* Mode 1 on 90 x 110 pixels too: the threads split the pixels. */
     int64_t h = mode ? 90 : 9, w = mode ? 110 : 11;
     int64_t xd[] = { 1, 16, h, w }, cd[] = { 12, 1, 1 }, one[] = { 1 };
-    int64_t zd[] = { 1, 8, h, w }, sd[] = { 4 }, k3[] = { 3, 3 }, s2[] = { 2, 2 };
+    int64_t zd[] = { 1, 8, h, w }, k3[] = { 3, 3 }, s2[] = { 2, 2 };
     int64_t p1[] = { 1, 1, 1, 1 };
     float six = 6.f, lo = -0.3f, hi = 0.4f, half = 0.5f;
     float scales[] = { 1.f, 1.f, 2.f, 2.f }, dv[12];
@@ -407,7 +423,7 @@ test_chain_eltwise (void)
     g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
     g_autoptr (ClinferTensor) cb = op_test_random (rand, 3, cd);
     g_autoptr (ClinferTensor) ref = NULL, got = NULL;
-    ClinferNode *in, *a, *se, *clip_in[3], *cat_in[2], *rs_in[3];
+    ClinferNode *in, *a, *se, *clip_in[3], *cat_in[2];
     ClinferTensor *inputs[1] = { x };
     GError *err = NULL;
     guint n_onednn, n_steps;
@@ -435,14 +451,7 @@ test_chain_eltwise (void)
     cat_in[1] = op_test_constant (g, "zeros", CLINFER_TYPE_F32, 4, zd, NULL);
     a = op_test_node (g, "Concat", "", "pad", 2, cat_in, 1);
     clinfer_node_set_attr (a, "axis", clinfer_attr_new_int (1));
-    rs_in[0] = a;
-    rs_in[1] = NULL;
-    rs_in[2] = op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, sd, scales);
-    a = op_test_node (g, "Resize", "", "up", 3, rs_in, 1);
-    clinfer_node_set_attr (a, "mode", clinfer_attr_new_string ("nearest"));
-    clinfer_node_set_attr (a, "coordinate_transformation_mode",
-        clinfer_attr_new_string ("asymmetric"));
-    clinfer_node_set_attr (a, "nearest_mode", clinfer_attr_new_string ("floor"));
+    a = add_resize_nearest (g, a, scales);
     a = add_node (g, "AveragePool", "avg", a, NULL);
     set_ints (a, "kernel_shape", 2, k3);
     set_ints (a, "strides", 2, s2);
@@ -467,6 +476,59 @@ test_chain_eltwise (void)
     /* hs, the conv's only reader, runs as its post-op. */
     g_assert_cmpuint (last_n_fused, ==, 1);
     op_test_assert_close (got, ref, "eltwise chain");
+  }
+}
+
+/* A feature pyramid's merge: a conv at low resolution, a nearest Resize
+ * by whole factors (x2 x2, x1 x3), added to a conv at full resolution (in
+ * either order; the full-resolution conv has a second reader), then a conv:
+ * the Resize and the Add run as one step,
+ * 12 channels (a partial block), at 1 and 2 threads (72 x 90 pixels:
+ * split between them). */
+static void
+test_upsample_add (void)
+{
+  static const struct { int64_t fh, fw; gboolean swap; int threads; } cases[] = {
+    { 2, 2, FALSE, 1 }, { 2, 2, TRUE, 2 }, { 1, 3, FALSE, 2 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (14);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t h = 72, w = 90;
+    int64_t xd[] = { 1, 8, h, w }, ld[] = { 1, 8, h / cases[c].fh, w / cases[c].fw };
+    float scales[] = { 1.f, 1.f, (float) cases[c].fh, (float) cases[c].fw };
+    ClinferShape xs = clinfer_shape_make (4, xd), ls = clinfer_shape_make (4, ld);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) lo = op_test_random (rand, 4, ld);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in, *lin, *a, *b, *hr;
+    ClinferTensor *inputs[2] = { x, lo };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    lin = clinfer_graph_add_input (g, "lo", CLINFER_TYPE_F32, &ls);
+    a = add_conv (g, rand, "hi", in, 8, 12, 3, 1, 1, NULL, NULL);
+    /* A second reader of hi: the Add does not become hi's residual. */
+    hr = add_node (g, "Relu", "hi_relu", a, NULL);
+    b = add_conv (g, rand, "low", lin, 8, 12, 1, 1, 1, NULL, NULL);
+    b = add_resize_nearest (g, b, scales);
+    a = cases[c].swap ? add_node (g, "Add", "merge", b, a)
+        : add_node (g, "Add", "merge", a, b);
+    a = add_conv (g, rand, "out", a, 12, 8, 3, 1, 1, NULL, NULL);
+    clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+    clinfer_graph_add_output (g, (ClinferPortRef) { hr, 0 }, "hi");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 2, cases[c].threads, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 6);
+    g_assert_cmpuint (n_onednn, ==, n_steps);
+    g_assert_nonnull (strstr (last_kernels->str, "upsample_nearest_add"));
+    g_assert_nonnull (strstr (last_kernels->str, "onednn-fused:upsampled by"));
+    op_test_assert_close (got, ref, "upsample add");
   }
 }
 
@@ -1376,5 +1438,6 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/chain/boundary", test_chain_boundary);
   g_test_add_func ("/onednn/threads-and-switch", test_threads_and_switch);
   g_test_add_func ("/onednn/two-layouts", test_two_layouts);
+  g_test_add_func ("/onednn/upsample-add", test_upsample_add);
   return g_test_run ();
 }

@@ -916,6 +916,25 @@ ISA (per_channel) (int op, const float *x, const float *c, float *y,
   }
 }
 
+static void
+ISA (upsample_add_row) (const float *x, const float *z, float *y, int ow,
+    int fw, int block)
+{
+  int nv = MIN (block, 64) / VW;
+
+  for (int o0 = 0, i = 0; o0 < ow; o0 += fw, i++) {
+    vf xv[64 / VW];
+    int n = MIN (fw, ow - o0);
+    for (int v = 0; v < nv; v++)
+      xv[v] = vload (x + (ptrdiff_t) i * block + v * VW);
+    for (int f = 0; f < n; f++)
+      for (int v = 0; v < nv; v++) {
+        ptrdiff_t o = (ptrdiff_t) (o0 + f) * block + v * VW;
+        vstore (y + o, xv[v] + vload (z + o));
+      }
+  }
+}
+
 /* ---------------------------------------------------------------- */
 /* Softmax, a part of each row at a time                             */
 
@@ -1003,8 +1022,8 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
   ISA (gemm_rows),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
-  ISA (dw_pw_blocked), ISA (per_channel), ISA (row_max), ISA (exp_sum),
-  ISA (scale),
+  ISA (dw_pw_blocked), ISA (per_channel), ISA (upsample_add_row),
+  ISA (row_max), ISA (exp_sum), ISA (scale),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

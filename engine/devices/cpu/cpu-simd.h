@@ -105,6 +105,11 @@ typedef struct {
    * 0 +, 1 -, 2 *, 3 /. @y may be @x. */
   void (*per_channel) (int op, const float *x, const float *c, float *y,
       int64_t np, int block);
+  /* One output row of y = up (x) + z on a blocked layout: y and z hold
+   * @ow pixels, x ceil (ow / fw) (output pixel o reads x's o / fw), each
+   * @block floats (a multiple of nr / 2, at most 64). */
+  void (*upsample_add_row) (const float *x, const float *z, float *y, int ow,
+      int fw, int block);
   /* Softmax of a row in parts: the largest of @n floats; y = exp (x - m)
    * (a vector exp, within a few ulp of expf) and their sum; y *= s. */
   float (*row_max) (const float *x, int64_t n);

@@ -10,6 +10,10 @@
 #include <math.h>
 #include <omp.h>
 #include <string.h>
+
+/* Per-channel and upsample-add steps of at least this many bytes split
+ * between the threads. */
+#define BINARY_SPLIT_BYTES (64 * 1024)
 #include <stdlib.h>
 
 static gboolean
@@ -287,10 +291,6 @@ eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
     return FALSE;
   return clinfer_onednn_place_operands (oplan, s, st, &md, NULL, &md, error);
 }
-
-/* Per-channel binary steps of at least this many bytes split between
- * the threads. */
-#define BINARY_SPLIT_BYTES (64 * 1024)
 
 /* x op c on blocked layouts, c one value per channel (a squeeze-and-
  * excitation gate, a folded BatchNorm's scale): oneDNN 2.6 has no
@@ -618,6 +618,89 @@ matmul_bias (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
         add->in_slots[0] == st->out_slots[0] ? 1 : 0);
   }
   return NULL;
+}
+
+/* y = up (x) + z, up a nearest Resize by whole factors (the feature
+ * pyramid of PP-OCR det: each level upsampled x2 and added to the one
+ * above): one pass that reads x and z and writes y, instead of writing
+ * up (x) and reading it back. Each thread takes a band of output rows of
+ * every channel block, as the other blocked steps split theirs. */
+void
+clinfer_onednn_upsample_add (const OnednnStep *s, const float *x,
+    const float *z, float *y)
+{
+  const ClinferCpuConvGeom *g = &s->pool_geom;
+  int64_t planes = s->batch * s->n_blocks, block = s->block;
+  gsize in_plane = (gsize) g->ih * g->iw * block;
+  gsize out_plane = (gsize) g->oh * g->ow * block;
+
+#pragma omp parallel if (planes * out_plane * sizeof (float) >= BINARY_SPLIT_BYTES)
+  {
+    int nt = omp_get_num_threads (), t = omp_get_thread_num ();
+    int oy0 = g->oh * t / nt, oy1 = g->oh * (t + 1) / nt;
+
+    for (int64_t p = 0; p < planes; p++)
+      for (int oy = oy0; oy < oy1; oy++) {
+        gsize o = p * out_plane + (gsize) oy * g->ow * block;
+        s->simd->upsample_add_row (x + p * in_plane
+            + (gsize) (oy / g->kh) * g->iw * block, z + o, y + o, g->ow,
+            g->kw, (int) block);
+      }
+  }
+}
+
+gboolean
+clinfer_onednn_upsample_add_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *add, const ClinferStep *rs, GError **error)
+{
+  guint x_slot = rs->in_slots[0], r_slot = rs->out_slots[0];
+  guint z_in = add->in_slots[0] == r_slot ? 1 : 0;
+  guint z_slot = add->in_slots[z_in], y_slot = add->out_slots[0];
+  ClinferPortDesc *x = clinfer_node_input_desc (rs->node, 0);
+  const ClinferShape *y = &add->node->outputs[0].shape;
+  ClinferCpuConvGeom *g = &s->pool_geom;
+  dnnl_memory_desc_t xmd, zmd, ymd;
+  gsize end = 0;
+
+  if (!oplan->blocked[x_slot] || !oplan->blocked[z_slot]
+      || !oplan->blocked[y_slot] || x->shape.rank != 4 || y->rank != 4
+      || y->dims[2] > G_MAXINT || y->dims[3] > G_MAXINT)
+    return FALSE;
+  clinfer_onednn_view_md (oplan, x_slot, &x->shape, &xmd);
+  clinfer_onednn_view_md (oplan, z_slot, y, &zmd);
+  clinfer_onednn_view_md (oplan, y_slot, y, &ymd);
+  s->simd = clinfer_cpu_simd_get (oplan->isa);
+  s->block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+  s->batch = y->dims[0];
+  s->n_blocks = ymd.padded_dims[1] / s->block;
+  if (xmd.padded_dims[1] != ymd.padded_dims[1]
+      || zmd.padded_dims[1] != ymd.padded_dims[1]
+      || x->shape.dims[0] != y->dims[0])
+    return FALSE;
+  g->ih = (int) x->shape.dims[2];
+  g->iw = (int) x->shape.dims[3];
+  g->oh = (int) y->dims[2];
+  g->ow = (int) y->dims[3];
+  g->kh = g->oh / MAX (g->ih, 1);
+  g->kw = g->ow / MAX (g->iw, 1);
+  if (g->kh * g->ih != g->oh || g->kw * g->iw != g->ow)
+    return FALSE;
+  s->src_input = 0;
+  s->z_input = z_in;
+  s->out_slot = y_slot;
+  if (!clinfer_onednn_operand_init (oplan, &s->src, x_slot, &xmd, FALSE, &end,
+          error)
+      || !clinfer_onednn_operand_init (oplan, &s->z, z_slot, &zmd, FALSE, &end,
+          error)
+      || !clinfer_onednn_operand_init (oplan, &s->dst, y_slot, &ymd, TRUE, &end,
+          error))
+    return FALSE;
+  s->scratch_bytes = end;
+  g_free (add->kernel.name);
+  ((ClinferStep *) add)->kernel.name = g_strdup_printf (
+      "onednn-layout:upsample_nearest_add_nChw%dc_%s", (int) s->block,
+      s->simd->isa_name);
+  return TRUE;
 }
 
 /* MatMuls of at most this many rows whose weights are at least

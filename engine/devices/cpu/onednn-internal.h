@@ -25,6 +25,8 @@ typedef enum {
                               * or a depthwise run by the ONEDNN_OP_DWPW after */
   ONEDNN_OP_DWPW,            /* a 1x1 conv with the depthwise conv it reads
                               * (onednn-dwpw.c) */
+  ONEDNN_OP_UPSAMPLE_ADD,    /* an Add with the nearest Resize by whole
+                              * factors it reads (upsample_add ()) */
 } OnednnOpKind;
 
 /* An eltwise step: alg (alpha, beta), then alg2 in place when not 0. */
@@ -74,7 +76,8 @@ typedef struct {
                               * to copy, only y's new channels to zero */
   gboolean x_lanes_zero;     /* x's padding lanes are zero already */
   /* ONEDNN_OP_POOL without @prim: clinfer's blocked max pool over
-   * @n_blocks channel blocks per image (batch, block as above) */
+   * @n_blocks channel blocks per image (batch, block as above); also
+   * ONEDNN_OP_UPSAMPLE_ADD's geometry (kh, kw: the factors) */
   const ClinferCpuSimd *simd;
   ClinferCpuConvGeom pool_geom;
   int64_t n_blocks;
@@ -183,6 +186,14 @@ gboolean clinfer_onednn_matmul_accepts (const ClinferPlan *plan,
     const ClinferStep *st);
 gboolean clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
+/* The Add and the Resize it reads as one step: builds @s from the Add
+ * step @add and the Resize step @rs (onednn-eltwise.c), FALSE when the
+ * layouts do not fit; runs it. */
+gboolean clinfer_onednn_upsample_add_build (ClinferOnednnPlan *oplan,
+    OnednnStep *s, const ClinferStep *add, const ClinferStep *rs,
+    GError **error);
+void clinfer_onednn_upsample_add (const OnednnStep *s, const float *x,
+    const float *z, float *y);
 /* Runs a binary step built without a primitive (per-channel operand on
  * blocked layouts); @c is the per-channel operand. */
 void clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,

@@ -254,6 +254,12 @@ build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
           return clinfer_onednn_dwpw_build (oplan, s, st,
               &g_array_index (oplan->plan->steps, ClinferStep, i), error);
       return FALSE;
+    case ONEDNN_OP_UPSAMPLE_ADD:
+      for (guint i = 0; i < s->step; i++)
+        if (oplan->fused_into[i] == (int) s->step)
+          return clinfer_onednn_upsample_add_build (oplan, s, st,
+              &g_array_index (oplan->plan->steps, ClinferStep, i), error);
+      return FALSE;
     case ONEDNN_OP_FUSED:
       return TRUE;
   }
@@ -407,6 +413,28 @@ fuse_post_ops (ClinferOnednnPlan *oplan, gboolean *claimed,
   }
 }
 
+/* Per slot of @plan: how many step inputs read it (*n_readers) and the
+ * step that writes it (*producer, -1 for none); both g_free ()d by the
+ * caller. */
+static void
+readers_and_producers (const ClinferPlan *plan, guint **n_readers,
+    int **producer)
+{
+  guint n_slots = plan->slots->len;
+
+  *n_readers = g_new0 (guint, MAX (n_slots, 1));
+  *producer = g_new (int, MAX (n_slots, 1));
+  for (guint i = 0; i < n_slots; i++)
+    (*producer)[i] = -1;
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    for (guint j = 0; j < st->node->n_inputs; j++)
+      if (st->in_slots[j] != G_MAXUINT)
+        (*n_readers)[st->in_slots[j]]++;
+    (*producer)[st->out_slots[0]] = (int) i;
+  }
+}
+
 /* A depthwise conv whose only reader is a 1x1 conv, neither with fused
  * eltwise steps, runs with it as one ONEDNN_OP_DWPW step (onednn-dwpw.c):
  * the depthwise becomes ONEDNN_OP_FUSED (no work) with fused_into set to
@@ -415,22 +443,15 @@ static void
 fuse_dw_pw (ClinferOnednnPlan *oplan, gboolean *claimed, OnednnOpKind *kinds)
 {
   ClinferPlan *plan = oplan->plan;
-  guint n_slots = plan->slots->len, n = plan->steps->len;
-  g_autofree guint *n_readers = g_new0 (guint, MAX (n_slots, 1));
-  g_autofree int *producer = g_new (int, MAX (n_slots, 1));
+  guint n = plan->steps->len;
+  g_autofree guint *n_readers = NULL;
+  g_autofree int *producer = NULL;
   g_autofree gboolean *has_post = g_new0 (gboolean, MAX (n, 1));
 
-  for (guint i = 0; i < n_slots; i++)
-    producer[i] = -1;
-  for (guint i = 0; i < n; i++) {
-    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
-    for (guint j = 0; j < st->node->n_inputs; j++)
-      if (st->in_slots[j] != G_MAXUINT)
-        n_readers[st->in_slots[j]]++;
-    producer[st->out_slots[0]] = (int) i;
+  readers_and_producers (plan, &n_readers, &producer);
+  for (guint i = 0; i < n; i++)
     if (oplan->fused_into[i] >= 0)
       has_post[oplan->fused_into[i]] = TRUE;
-  }
   for (guint j = 0; j < n; j++) {
     ClinferStep *pw = &g_array_index (plan->steps, ClinferStep, j);
     guint slot = pw->in_slots[0];
@@ -448,6 +469,47 @@ fuse_dw_pw (ClinferOnednnPlan *oplan, gboolean *claimed, OnednnOpKind *kinds)
     kinds[j] = ONEDNN_OP_DWPW;
     kinds[i] = ONEDNN_OP_FUSED;
     oplan->fused_into[i] = (int) j;
+  }
+}
+
+/* An Add of two activations of its own shape, one of them the only
+ * reader of a nearest Resize by whole factors (resize_matches ()), runs
+ * with it as one ONEDNN_OP_UPSAMPLE_ADD step: the Resize becomes
+ * ONEDNN_OP_FUSED with fused_into set to the Add. */
+static void
+fuse_resize_add (ClinferOnednnPlan *oplan, gboolean *claimed,
+    OnednnOpKind *kinds)
+{
+  ClinferPlan *plan = oplan->plan;
+  guint n = plan->steps->len;
+  g_autofree guint *n_readers = NULL;
+  g_autofree int *producer = NULL;
+
+  readers_and_producers (plan, &n_readers, &producer);
+  for (guint j = 0; j < n; j++) {
+    ClinferStep *add = &g_array_index (plan->steps, ClinferStep, j);
+    const ClinferNode *node = add->node;
+    const ClinferShape *y = &node->outputs[0].shape;
+
+    if (!claimed[j] || kinds[j] != ONEDNN_OP_BINARY || node->n_inputs != 2
+        || *node->domain != '\0' || strcmp (node->op_type, "Add") != 0
+        || add->in_slots[0] == add->in_slots[1])
+      continue;
+    for (guint k = 0; k < 2; k++) {
+      guint r = add->in_slots[k], z = add->in_slots[1 - k];
+      ClinferPortDesc *zd = clinfer_node_input_desc (node, 1 - k);
+      int i = r == G_MAXUINT ? -1 : producer[r];
+      if (i < 0 || !claimed[i] || kinds[i] != ONEDNN_OP_RESAMPLE
+          || oplan->fused_into[i] >= 0 || n_readers[r] != 1
+          || g_array_index (plan->slots, ClinferSlot, r).is_output
+          || z == G_MAXUINT || zd == NULL || zd->value != NULL
+          || !clinfer_shape_equal (&zd->shape, y))
+        continue;
+      kinds[j] = ONEDNN_OP_UPSAMPLE_ADD;
+      kinds[i] = ONEDNN_OP_FUSED;
+      oplan->fused_into[i] = (int) j;
+      break;
+    }
   }
 }
 
@@ -513,10 +575,12 @@ build_steps (ClinferOnednnPlan *oplan, gboolean *claimed,
     if (kinds[i] == ONEDNN_OP_FUSED) {
       ClinferStep *conv = &g_array_index (plan->steps, ClinferStep,
           oplan->fused_into[i]);
+      OnednnOpKind into = kinds[oplan->fused_into[i]];
       g_free (st->kernel.name);
-      st->kernel.name = g_strdup_printf (kinds[oplan->fused_into[i]]
-          == ONEDNN_OP_DWPW ? "onednn-fused:depthwise run by %s"
-          : "onednn-fused:post-op of %s", clinfer_node_label (conv->node));
+      st->kernel.name = g_strdup_printf (into == ONEDNN_OP_DWPW
+          ? "onednn-fused:depthwise run by %s" : into == ONEDNN_OP_UPSAMPLE_ADD
+          ? "onednn-fused:upsampled by %s" : "onednn-fused:post-op of %s",
+          clinfer_node_label (conv->node));
       oplan->step_index[i] = oplan->steps->len;
       g_array_append_val (oplan->steps, s);
       continue;
@@ -529,14 +593,15 @@ build_steps (ClinferOnednnPlan *oplan, gboolean *claimed,
         g_propagate_error (error, local);
         return FALSE;
       }
-      if (kinds[i] == ONEDNN_OP_DWPW) {
-        /* Both convs go back to oneDNN's own primitives. */
+      if (kinds[i] == ONEDNN_OP_DWPW || kinds[i] == ONEDNN_OP_UPSAMPLE_ADD) {
+        /* Both steps go back to oneDNN's own primitives. */
+        gboolean dw = kinds[i] == ONEDNN_OP_DWPW;
         for (guint j = 0; j < i; j++)
           if (oplan->fused_into[j] == (int) i) {
             oplan->fused_into[j] = -1;
-            kinds[j] = ONEDNN_OP_CONV;
+            kinds[j] = dw ? ONEDNN_OP_CONV : ONEDNN_OP_RESAMPLE;
           }
-        kinds[i] = ONEDNN_OP_CONV;
+        kinds[i] = dw ? ONEDNN_OP_CONV : ONEDNN_OP_BINARY;
       } else if (!unfuse (oplan, i, kinds))
         claimed[i] = FALSE;
       *retry = TRUE;
@@ -694,9 +759,10 @@ resize_slots (ClinferOnednnPlan *oplan)
     ClinferStep *own = &g_array_index (plan->steps, ClinferStep, st->step);
     if (st->kind != ONEDNN_OP_FUSED && st->out_slot != own->out_slots[0])
       s->first_step = MIN (s->first_step, (int) st->step);
-    /* A depthwise + 1x1 step reads the depthwise's input: it lives until
-     * then (no later step may be planned over it before). */
-    if (st->kind == ONEDNN_OP_DWPW) {
+    /* A depthwise + 1x1 step reads the depthwise's input, an upsample +
+     * add step the Resize's: it lives until then (no later step may be
+     * planned over it before). */
+    if (st->kind == ONEDNN_OP_DWPW || st->kind == ONEDNN_OP_UPSAMPLE_ADD) {
       ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, st->src.slot);
       x->last_step = MAX (x->last_step, (int) st->step);
     }
@@ -812,6 +878,7 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   oplan->engine = clinfer_onednn_engine (&local);
   fuse_post_ops (oplan, claimed, kinds);
   fuse_dw_pw (oplan, claimed, kinds);
+  fuse_resize_add (oplan, claimed, kinds);
   while (oplan->engine && retry) {
     clear_steps (oplan);
     decide_layouts (oplan, claimed, kinds);
@@ -1076,6 +1143,12 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     clinfer_onednn_softmax_columns (s, x, y);
+  } else if (s->kind == ONEDNN_OP_UPSAMPLE_ADD) {
+    void *x = NULL, *y = NULL, *z = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->z, &z);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    clinfer_onednn_upsample_add (s, x, z, y);
   } else if (s->kind == ONEDNN_OP_BINARY && s->prim == NULL) {
     void *x = NULL, *y = NULL, *c = s->weights_data;
     dnnl_memory_get_data_handle (rs->src, &x);
