@@ -157,23 +157,10 @@ replace (ClinferGraph *graph, ClinferNode *tail, ClinferPortRef x,
 {
   ClinferNode *hs = clinfer_graph_add_node (graph, "HardSwish", "",
       tail->name, 1, 1);
-  ClinferPortDesc *out = &tail->outputs[0];
 
   hs->opset = MAX (tail->opset, 14);
   hs->inputs[0] = x;
-  g_free (hs->outputs[0].name);
-  hs->outputs[0].name = g_strdup (out->name);
-  hs->outputs[0].type = out->type;
-  hs->outputs[0].shape = out->shape;
-  clinfer_graph_replace_uses (graph, (ClinferPortRef) { tail, 0 },
-      (ClinferPortRef) { hs, 0 });
-  for (guint i = 0; i < nodes->len; i++) {
-    ClinferNode *n = g_ptr_array_index (nodes, i);
-    g_hash_table_add (removed, n);
-    clinfer_graph_remove_node (graph, n);
-  }
-  return clinfer_graph_resolve_ops (graph, error)
-      && clinfer_node_infer (hs, error);
+  return clinfer_pass_replace_pattern (graph, tail, hs, nodes, removed, error);
 }
 
 gboolean

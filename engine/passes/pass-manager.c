@@ -1,6 +1,7 @@
 /* clinfer — the pass manager: the ordered list of named compile passes,
  * each of which can be disabled by name for debugging. */
 #include "passes/passes.h"
+#include "ops/op.h"
 #include <string.h>
 
 static const ClinferPass passes[] = {
@@ -26,6 +27,10 @@ static const ClinferPass passes[] = {
   { "fuse-residual-gate", "replace x + x * s, s broadcast over x (a "
     "squeeze-and-excitation gate), by x * (s + 1): one pass over x (compile "
     "only)", FALSE, clinfer_pass_fuse_residual_gate, TRUE },
+  { "fuse-layernorm", "replace layer normalisation written out as "
+    "ReduceMean, Sub, Pow, Add, Sqrt, Div [, Mul, Add] over the last axis by "
+    "one LayerNormalization node (compile only)", FALSE,
+    clinfer_pass_fuse_layernorm, TRUE },
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
     "LeakyRelu] chains into one FusedConv node (compile only, not run by "
     "clinfer-convert)", FALSE, clinfer_pass_fuse_conv, TRUE },
@@ -101,4 +106,25 @@ clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
       return FALSE;
   }
   return TRUE;
+}
+
+gboolean
+clinfer_pass_replace_pattern (ClinferGraph *graph, ClinferNode *tail,
+    ClinferNode *node, GPtrArray *nodes, GHashTable *removed, GError **error)
+{
+  ClinferPortDesc *out = &tail->outputs[0];
+
+  g_free (node->outputs[0].name);
+  node->outputs[0].name = g_strdup (out->name);
+  node->outputs[0].type = out->type;
+  node->outputs[0].shape = out->shape;
+  clinfer_graph_replace_uses (graph, (ClinferPortRef) { tail, 0 },
+      (ClinferPortRef) { node, 0 });
+  for (guint i = 0; i < nodes->len; i++) {
+    ClinferNode *n = g_ptr_array_index (nodes, i);
+    g_hash_table_add (removed, n);
+    clinfer_graph_remove_node (graph, n);
+  }
+  return clinfer_graph_resolve_ops (graph, error)
+      && clinfer_node_infer (node, error);
 }

@@ -57,6 +57,15 @@ gboolean clinfer_pass_batchnorm_to_affine (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_layernorm (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+
+/* For fusion passes: @node (new, its inputs set) takes over @tail's
+ * output (name, type, shape and every reader), the matched @nodes (@tail
+ * among them) are removed and recorded in @removed, and the ops resolved
+ * and @node's shapes inferred again. */
+gboolean clinfer_pass_replace_pattern (ClinferGraph *graph, ClinferNode *tail,
+    ClinferNode *node, GPtrArray *nodes, GHashTable *removed, GError **error);
 
 /* Writes @graph as a Graphviz digraph to @path (dot-dump.c): one box per
  * node (op type, name), edges labelled with element type and shape,

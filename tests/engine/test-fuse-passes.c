@@ -13,7 +13,12 @@
  * And of batchnorm-to-affine: a BatchNormalization becomes Mul and Add by
  * per-channel constants with the same result, absorbing a per-channel or
  * scalar Add / Sub / Mul before it unless that one has another reader or
- * another broadcast. */
+ * another broadcast.
+ * And of fuse-layernorm: a written-out layer norm over the last axis
+ * becomes one LayerNormalization (with scale and bias, scale only, none;
+ * Pow or Mul squares; reduction axes as an input from opset 18) with the
+ * same result, also run by the CPU device's kernel; a deviation used
+ * elsewhere or a mean over another axis is left alone. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -470,6 +475,105 @@ test_batchnorm_affine (gconstpointer data)
   op_test_assert_close (after, before, "batchnorm-to-affine");
 }
 
+typedef enum {
+  LN_FULL,                   /* ... * scale[12] + bias[1, 1, 12], Pow */
+  LN_SCALE_MUL_SQUARE,       /* scale * ..., Mul (d, d), no bias */
+  LN_BARE,                   /* no scale, no bias: scale of ones */
+  LN_AXES_INPUT,             /* opset 18: ReduceMean's axes an input */
+  LN_SHARED_NOT_FUSED,       /* the deviation also a graph output */
+  LN_AXIS_NOT_FUSED,         /* means over axis 1 */
+} LnForm;
+
+/* ReduceMean over @axis of @x, keepdims (axes as an input from opset
+ * 18). */
+static ClinferNode *
+mean_over (ClinferGraph *g, const char *name, ClinferNode *x, int64_t axis,
+    int opset)
+{
+  ClinferNode *in[2] = { x, NULL };
+  ClinferNode *n;
+  int64_t one = 1;
+
+  if (opset >= 18) {
+    g_autofree char *an = g_strdup_printf ("%s/axes", name);
+    in[1] = op_test_constant (g, an, CLINFER_TYPE_I64, 1, &one, &axis);
+    n = op_test_node (g, "ReduceMean", "", name, 2, in, 1);
+  } else {
+    n = op_test_node (g, "ReduceMean", "", name, 1, in, 1);
+    clinfer_node_set_attr (n, "axes", clinfer_attr_new_ints (&axis, 1));
+  }
+  return n;
+}
+
+static void
+test_layernorm (gconstpointer data)
+{
+  LnForm form = GPOINTER_TO_INT (data);
+  gboolean fuses = form != LN_SHARED_NOT_FUSED && form != LN_AXIS_NOT_FUSED;
+  int opset = form == LN_AXES_INPUT ? 18 : 13;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (41);
+  int64_t xd[] = { 2, 7, 12 }, sd[] = { 12 }, bd[] = { 1, 1, 12 };
+  ClinferShape xs = clinfer_shape_make (3, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
+  g_autoptr (ClinferTensor) scale = op_test_random (rand, 1, sd);
+  g_autoptr (ClinferTensor) bias = op_test_random (rand, 3, bd);
+  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  ClinferTensor *inputs[1] = { x };
+  ClinferPassContext ctx = { NULL, opset };
+
+  for (int run = 0; run < 2; run++) {
+    ClinferGraph *g = op_test_graph (opset);
+    ClinferNode *in, *m, *d, *sq, *v, *y;
+    int64_t axis = form == LN_AXIS_NOT_FUSED ? 1 : -1;
+    gboolean changed = FALSE;
+    GError *err = NULL;
+
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    m = mean_over (g, "mean", in, axis, opset);
+    d = binary (g, "Sub", "dev", in, m);
+    sq = form == LN_SCALE_MUL_SQUARE ? binary (g, "Mul", "sq", d, d)
+        : binary (g, "Pow", "sq", d, scalar (g, "two", 2.f));
+    v = mean_over (g, "var", sq, axis, opset);
+    v = binary (g, "Add", "veps", v, scalar (g, "eps", 1e-5f));
+    v = op_test_node (g, "Sqrt", "", "std", 1, &v, 1);
+    y = binary (g, "Div", "norm", d, v);
+    if (form == LN_FULL)
+      y = binary (g, "Mul", "scaled", y, clinfer_graph_add_constant (g, "s",
+              scale));
+    else if (form == LN_SCALE_MUL_SQUARE)
+      y = binary (g, "Mul", "scaled", clinfer_graph_add_constant (g, "s",
+              scale), y);
+    if (form == LN_FULL)
+      y = binary (g, "Add", "biased", y, clinfer_graph_add_constant (g, "b",
+              bias));
+    clinfer_graph_add_output (g, (ClinferPortRef) { y, 0 }, "y");
+    if (form == LN_SHARED_NOT_FUSED)
+      clinfer_graph_add_output (g, (ClinferPortRef) { d, 0 }, "dev");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    if (run == 1) {
+      /* Compiled for the CPU device: the pass and its kernel. */
+      compiled = op_test_run_compiled_output (g, opset, inputs, 1);
+      break;
+    }
+    before = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    g_assert_true (clinfer_pass_fuse_layernorm (g, &ctx, &changed, &err));
+    g_assert_no_error (err);
+    g_assert_cmpint (changed, ==, fuses);
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    g_assert_cmpuint (count_ops (g, "LayerNormalization"), ==, fuses ? 1 : 0);
+    g_assert_cmpuint (count_ops (g, "Sqrt") + count_ops (g, "Div")
+        + count_ops (g, "Sub") + count_ops (g, "ReduceMean"), ==, fuses ? 0 : 5);
+    after = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    op_test_assert_close (after, before, "fuse-layernorm");
+    clinfer_graph_free (g);
+  }
+  op_test_assert_close (compiled, before, "fuse-layernorm compiled");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -483,6 +587,8 @@ main (int argc, char **argv)
     "shared-product-not-fused", "same-shape-not-fused" };
   static const char *const affine_names[] = { "alone", "add-folded",
     "sub-folded", "mul-folded", "shared-add-kept", "per-column-add-kept" };
+  static const char *const ln_names[] = { "full", "scale-mul-square", "bare",
+    "axes-input", "shared-deviation-not-fused", "other-axis-not-fused" };
 
   g_test_init (&argc, &argv, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++) {
@@ -505,6 +611,11 @@ main (int argc, char **argv)
         affine_names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i),
         test_batchnorm_affine);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (ln_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/fuse-layernorm/%s",
+        ln_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_layernorm);
   }
   return g_test_run ();
 }

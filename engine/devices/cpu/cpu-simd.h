@@ -125,9 +125,11 @@ int clinfer_cpu_gemm_mr (const ClinferCpuSimd *simd, int m);
 /* The kernels of @isa (the generic table when @isa is not built in). */
 const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);
 
-/* Factories (conv-cpu.c, pool-cpu.c). */
+/* Factories (conv-cpu.c, norm-cpu.c, pool-cpu.c). */
 gboolean clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_layer_norm_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_max_pool_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 
