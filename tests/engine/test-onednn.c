@@ -629,6 +629,44 @@ test_matmul (void)
   }
 }
 
+/* MatMul of two activations (attention: [1, 8, 40, 15] by [1, 8, 15, 40]),
+ * ranks 3 and 4, on oneDNN's primitive with B bound every run, at 1 and
+ * 2 threads; run twice by run_cpu (), so a second run with the same
+ * bindings works too. */
+static void
+test_matmul_activations (void)
+{
+  for (int t = 0; t < 3; t++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (15);
+    ClinferGraph *g = op_test_graph (13);
+    int rank = t == 0 ? 3 : 4;
+    int64_t ad4[] = { 1, 8, 40, 15 }, bd4[] = { 1, 8, 15, 40 };
+    int64_t ad3[] = { 3, 7, 5 }, bd3[] = { 3, 5, 6 };
+    const int64_t *ad = rank == 4 ? ad4 : ad3, *bd = rank == 4 ? bd4 : bd3;
+    ClinferShape as = clinfer_shape_make (rank, ad), bs = clinfer_shape_make (rank, bd);
+    g_autoptr (ClinferTensor) a = op_test_random (rand, rank, ad);
+    g_autoptr (ClinferTensor) b = op_test_random (rand, rank, bd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferTensor *inputs[2] = { a, b };
+    ClinferNode *m;
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    m = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
+    m = add_node (g, "MatMul", "mm", m,
+        clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &bs));
+    clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 2, t == 2 ? 2 : 1, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 1);
+    g_assert_cmpuint (n_onednn, ==, 1);
+    op_test_assert_close (got, ref, "matmul activations");
+  }
+}
+
 /* A MatMul with few rows and over 1 MB of weights runs on clinfer's GEMM
  * by column panels: 37 rows (panels of 10 rows with 16-float vectors,
  * of 6 or 3 below: the last one partial), 2900 columns (the last panel
@@ -1430,6 +1468,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/block-choice", test_block_choice);
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/matmul-gemm", test_matmul_gemm);
+  g_test_add_func ("/onednn/matmul-activations", test_matmul_activations);
   g_test_add_func ("/onednn/softmax", test_softmax);
   g_test_add_func ("/onednn/softmax-split", test_softmax_split);
   g_test_add_func ("/onednn/post-ops", test_post_ops);

@@ -583,7 +583,29 @@ clinfer_onednn_eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   }
 }
 
-/* MatMul of a 2-D or 3-D activation by constant [K, N] weights. */
+/* Two activations of rank 3 or 4, [.., M, K] by [.., K, N], the same
+ * batch dims (attention's scores and their product with the values). */
+static gboolean
+matmul_activations (const ClinferPlan *plan, const ClinferStep *st,
+    const ClinferPortDesc *a, const ClinferPortDesc *b,
+    const ClinferPortDesc *y)
+{
+  int r = a->shape.rank;
+
+  if (b->value != NULL || (r != 3 && r != 4) || b->shape.rank != r
+      || y->shape.rank != r || !clinfer_shape_is_static (&a->shape)
+      || !clinfer_shape_is_static (&b->shape)
+      || !activation_slot (plan, st->in_slots[1]))
+    return FALSE;
+  for (int i = 0; i < r - 2; i++)
+    if (a->shape.dims[i] != b->shape.dims[i])
+      return FALSE;
+  return a->shape.dims[r - 1] == b->shape.dims[r - 2]
+      && y->shape.dims[r - 1] == b->shape.dims[r - 1];
+}
+
+/* MatMul of a 2-D or 3-D activation by constant [K, N] weights, or of two
+ * activations (matmul_activations ()). */
 gboolean
 clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
 {
@@ -592,6 +614,12 @@ clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
   ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
   const ClinferPortDesc *y = &node->outputs[0];
 
+  if (is_op (node, "MatMul") && node->n_inputs == 2 && a && b
+      && a->type == CLINFER_TYPE_F32 && b->type == CLINFER_TYPE_F32
+      && y->type == CLINFER_TYPE_F32 && a->value == NULL
+      && activation_slot (plan, st->in_slots[0])
+      && matmul_activations (plan, st, a, b, y))
+    return TRUE;
   return is_op (node, "MatMul") && node->n_inputs == 2 && a && b
       && a->type == CLINFER_TYPE_F32 && b->type == CLINFER_TYPE_F32
       && y->type == CLINFER_TYPE_F32 && a->value == NULL && b->value != NULL
@@ -796,6 +824,63 @@ matmul_gemm_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   return TRUE;
 }
 
+/* Plain dims of @d's shape. */
+static void
+plain_md (const ClinferShape *shape, dnnl_memory_desc_t *md)
+{
+  static const dnnl_format_tag_t tags[] = { dnnl_a, dnnl_a, dnnl_ab,
+    dnnl_abc, dnnl_abcd };
+  dnnl_dims_t d = { 0 };
+
+  for (int i = 0; i < shape->rank; i++)
+    d[i] = shape->dims[i];
+  dnnl_memory_desc_init_by_tag (md, shape->rank, d, dnnl_f32,
+      tags[shape->rank]);
+}
+
+/* MatMul of two activations: oneDNN's primitive on the plain slots, B
+ * bound as the weights argument every run (z operand, z_as_weights). */
+static gboolean
+matmul_activations_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, ClinferPortDesc *bias, GError **error)
+{
+  const ClinferNode *node = st->node;
+  ClinferPortDesc *a = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
+  const ClinferShape *y = &node->outputs[0].shape;
+  dnnl_memory_desc_t amd, bmd, ymd, biasmd;
+  dnnl_matmul_desc_t mm;
+  dnnl_primitive_desc_t pd;
+  dnnl_dims_t bd = { 1, 1, 1, 1 };
+
+  if (oplan->blocked[st->in_slots[1]])
+    return FALSE;
+  plain_md (&a->shape, &amd);
+  plain_md (&b->shape, &bmd);
+  plain_md (y, &ymd);
+  bd[y->rank - 1] = y->dims[y->rank - 1];
+  dnnl_memory_desc_init_by_tag (&biasmd, y->rank, bd, dnnl_f32,
+      y->rank == 3 ? dnnl_abc : dnnl_abcd);
+  if (dnnl_matmul_desc_init (&mm, &amd, &bmd, bias ? &biasmd : NULL, &ymd)
+      != dnnl_success || (pd = make_pd (oplan, &mm, error)) == NULL)
+    return FALSE;
+  if ((bias && !clinfer_onednn_constant_new (oplan->engine, bias->value,
+              &biasmd, &biasmd, &s->bias_data, &s->bias, error))
+      || !clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  s->src.slot = st->in_slots[0];
+  s->src.md = s->src.slot_md = amd;
+  s->z.slot = st->in_slots[1];
+  s->z.md = s->z.slot_md = bmd;
+  s->z_input = 1;
+  s->z_as_weights = TRUE;
+  s->dst.slot = s->out_slot;
+  s->dst.md = s->dst.slot_md = ymd;
+  s->scratchpad_offset = 0;
+  s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
+  return TRUE;
+}
+
 /* Plain operands (matmul slots are never blocked); the weights packed
  * once into the layout the implementation picks, the bias of a fused Add
  * copied. */
@@ -818,6 +903,8 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
 
   if (oplan->blocked[st->in_slots[0]] || oplan->blocked[s->out_slot])
     return FALSE;
+  if (b->value == NULL)
+    return matmul_activations_build (oplan, s, st, bias, error);
   for (int i = 0; i < r; i++) {
     ad[i] = a->shape.dims[i];
     yd[i] = y->dims[i];

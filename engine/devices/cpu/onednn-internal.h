@@ -62,6 +62,7 @@ typedef struct {
   guint n_post;
   OnednnOperand src, z, dst;
   gboolean z_as_sum;         /* residual copied into dst, sum post-op */
+  gboolean z_as_weights;     /* MatMul of two activations: z is B */
   dnnl_memory_t weights, bias;   /* read-only, shared by every request */
   void *weights_data;
   void *bias_data;

@@ -965,7 +965,9 @@ run_step_init (ClinferOnednnRun *run, const OnednnStep *s, RunStep *rs,
     add_arg (rs, s->weights_arg, s->weights);
   if (s->bias)
     add_arg (rs, DNNL_ARG_BIAS, s->bias);
-  if (rs->z && s->kind == ONEDNN_OP_BINARY)
+  if (rs->z && s->z_as_weights)
+    add_arg (rs, DNNL_ARG_WEIGHTS, rs->z);
+  else if (rs->z && s->kind == ONEDNN_OP_BINARY)
     add_arg (rs, DNNL_ARG_SRC_1, rs->z);
   else if (rs->z && !s->z_as_sum)
     add_arg (rs, DNNL_ARG_ATTR_MULTIPLE_POST_OP (0) | DNNL_ARG_SRC_1, rs->z);
