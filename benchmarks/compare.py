@@ -34,10 +34,14 @@ medians, in milliseconds per inference.
   Python around InferRequest.infer().
 The Python-timed runtimes include a few microseconds of Python call overhead.
 
-Before each 2-thread round it runs build/benchmarks/clinfer-core-latency (the
-round trip of a cache line between the first two CPUs; on a virtual machine
-it can change while the machine runs, and 2-thread latency with it) and
-prints the values beside the row.
+The runtimes run in the listed order in even rounds and in reverse order
+in odd ones. Before and after each runtime's 2-thread round it runs
+build/benchmarks/clinfer-core-latency (the round trip of a cache line
+between the first two CPUs; on a virtual machine it can change while the
+machine runs, and 2-thread latency with it), prints the range beside the
+row, and prints the 2-thread rows again by placement: each runtime's
+rounds that ran with the CPUs close together (under 200 ns before and
+after) or far apart, a round whose placement changed left out.
 
 Prints a markdown table (paste it into docs/performance.md) plus the CPU model
 from /proc/cpuinfo and the ISA clinfer's CPU kernels would pick (avx512f >
@@ -223,6 +227,50 @@ def core_roundtrip_ns(tool):
     return float(match.group(1)) if proc.returncode == 0 and match else None
 
 
+# Round trips (ns) below this count as the two CPUs sharing a cache.
+CLOSE_NS = 200
+
+
+def placement(before, after):
+    """'close' or 'far' when the round trip measured before and after a
+    runner's round agree, 'mixed' when the placement changed in between,
+    None without a measurement (1 thread)."""
+    if before is None or after is None:
+        return None
+    if before < CLOSE_NS and after < CLOSE_NS:
+        return "close"
+    if before >= CLOSE_NS and after >= CLOSE_NS:
+        return "far"
+    return "mixed"
+
+
+def print_by_placement(results):
+    """The 2+-thread rows again, each runtime's rounds grouped by the
+    placement they ran in (rounds whose placement changed left out)."""
+    lines = []
+    for row in results:
+        placed = row.get("placements", {})
+        if row["threads"] < 2 or "clinfer" not in placed or "OpenVINO" not in placed:
+            continue
+        for where in ("close", "far"):
+            med = {}
+            for name in ("clinfer", "OpenVINO"):
+                vals = [v for v, p in zip(row["rounds"][name], placed[name]) if p == where]
+                med[name] = (statistics.median(vals), len(vals)) if vals else None
+            if med["clinfer"] and med["OpenVINO"]:
+                lines.append("| %s | %d | %s | %s (%d) | %s (%d) | %s |" % (
+                    row["model"], row["threads"], where, fmt(med["clinfer"][0]),
+                    med["clinfer"][1], fmt(med["OpenVINO"][0]), med["OpenVINO"][1],
+                    ratio(med["clinfer"][0], med["OpenVINO"][0])))
+    if lines:
+        print("\nBy placement (rounds whose round trip was under %d ns before and after "
+              "them are close, %d or more far; rounds in brackets):\n" % (CLOSE_NS, CLOSE_NS))
+        print("| model | threads | placement | clinfer ms | OpenVINO ms | clinfer/OpenVINO |")
+        print("|---|---:|---|---:|---:|---:|")
+        for line in lines:
+            print(line)
+
+
 def fmt(value):
     return "%.3f" % value if isinstance(value, float) else value
 
@@ -303,21 +351,27 @@ def main():
                 if use_ov:
                     runners.append(OpenVinoRunner(model, inp.name, data, threads))
                 rounds = {r.name: [] for r in runners}
+                placed = {r.name: [] for r in runners}
                 trips = []
-                for _ in range(args.rounds):
-                    if threads > 1:
-                        trip = core_roundtrip_ns(latency_tool)
-                        if trip is not None:
-                            trips.append(trip)
-                    for runner in runners:
+                for k in range(args.rounds):
+                    # Every other round in the reverse order, so that no
+                    # runtime always runs first after another's.
+                    for runner in (runners if k % 2 == 0 else runners[::-1]):
                         if runner.name in medians:  # failed earlier
                             continue
+                        before = core_roundtrip_ns(latency_tool) if threads > 1 else None
+                        if before is not None:
+                            trips.append(before)
                         try:
-                            rounds[runner.name].append(runner.round(args.iterations, args.warmup))
+                            value = runner.round(args.iterations, args.warmup)
                         except RuntimeError as exc:
                             print("compare.py: %s failed: %s" % (runner.name, exc), file=sys.stderr)
                             medians[runner.name] = "error"
                             failed = True
+                            continue
+                        rounds[runner.name].append(value)
+                        after = core_roundtrip_ns(latency_tool) if threads > 1 else None
+                        placed[runner.name].append(placement(before, after))
                 for name, values in rounds.items():
                     if name not in medians:
                         medians[name] = statistics.median(values)
@@ -325,7 +379,8 @@ def main():
                        "clinfer_ms": medians.get("clinfer", "n/a"),
                        "ort_ms": medians.get("ORT", "n/a"),
                        "openvino_ms": medians.get("OpenVINO", "n/a"),
-                       "rounds": rounds, "core_roundtrip_ns": trips}
+                       "rounds": rounds, "placements": placed,
+                       "core_roundtrip_ns": trips}
                 results.append(row)
                 print("%s threads=%d: %s%s" % (row["model"], threads, ", ".join(
                     "%s %s ms" % (n, fmt(v)) for n, v in medians.items()),
@@ -342,6 +397,7 @@ def main():
             fmt(row["openvino_ms"]), ratio(row["clinfer_ms"], row["ort_ms"]),
             ratio(row["clinfer_ms"], row["openvino_ms"]),
             "%.0f-%.0f" % (min(trips), max(trips)) if trips else "-"))
+    print_by_placement(results)
     print("\nCPU: %s; clinfer ISA: %s; %d usable CPUs; ratios < 1 mean clinfer is faster."
           % (cpu_model, isa, usable_cpus()))
     if args.json:
