@@ -265,6 +265,56 @@ add_conv (ClinferGraph *g, GRand *rand, const char *name, ClinferNode *x,
   return n;
 }
 
+/* A conv then a ConvTranspose to one channel whose kernel equals its
+ * stride (a text detector's final map): clinfer's deconv_to_one kernel
+ * reads the conv's blocked output and writes the plain map. 24 channels
+ * (3 blocks of 8, 2 of 16 with padding), 2 x 2 with bias, 3 x 3 and 4 x 4
+ * (16 taps) without, batch 2, 1 and 2 threads (9600 outputs per image:
+ * split); a 2 x 2 stride 1 one and one to 2 channels stay on oneDNN. */
+static void
+test_deconv_to_one (void)
+{
+  static const struct { int64_t k, s, m; gboolean bias; int threads; } cases[] = {
+    { 2, 2, 1, TRUE, 1 }, { 2, 2, 1, TRUE, 2 }, { 3, 3, 1, FALSE, 2 },
+    { 4, 4, 1, FALSE, 1 }, { 2, 1, 1, TRUE, 2 }, { 2, 2, 2, TRUE, 2 },
+  };
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t k = cases[c].k, xd[] = { 2, 16, 48 / k * 2, 50 / k * 2 };
+    int64_t wd[] = { 24, cases[c].m, k, k }, kk[] = { k, k };
+    int64_t st[] = { cases[c].s, cases[c].s };
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+    g_autoptr (ClinferTensor) b = op_test_random (rand, 1, &cases[c].m);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferNode *in[3], *node;
+    ClinferTensor *inputs[1] = { x };
+    gboolean ours = cases[c].s == k && cases[c].m == 1;
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    in[0] = add_conv (g, rand, "c", in[0], 16, 24, 3, 1, 1, NULL, "Relu");
+    in[1] = clinfer_graph_add_constant (g, "w", w);
+    in[2] = cases[c].bias ? clinfer_graph_add_constant (g, "b", b) : NULL;
+    node = op_test_node (g, "ConvTranspose", "", "up", 3, in, 1);
+    set_ints (node, "kernel_shape", 2, kk);
+    set_ints (node, "strides", 2, st);
+    clinfer_graph_add_output (g, (ClinferPortRef) { node, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, cases[c].threads, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 2);
+    g_assert_true ((strstr (last_kernels->str, "_to_one_") != NULL) == ours);
+    op_test_assert_close (got, ref, "deconv to one");
+  }
+}
+
 /* x (1x20x19x23) -> dw 3x3 -> FusedConv 1x1 (+x, Relu) -> MaxPool 2x2
  * -> Concat (zeros: 20 -> 28 channels) -> Conv 3x3 s2 -> output: every
  * step on oneDNN, blocked in between, the input reordered in, the output
@@ -1519,5 +1569,6 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/two-layouts", test_two_layouts);
   g_test_add_func ("/onednn/upsample-add", test_upsample_add);
   g_test_add_func ("/onednn/one-channel-plain", test_one_channel_plain);
+  g_test_add_func ("/onednn/deconv-to-one", test_deconv_to_one);
   return g_test_run ();
 }

@@ -891,6 +891,76 @@ ISA (dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
 }
 
 /* ---------------------------------------------------------------- */
+/* ConvTranspose to one channel, kernel = stride                     */
+
+/* The sums of the lanes of t[0..3]: [sum t0, sum t1, sum t2, sum t3]. */
+INLINE void
+hsum4 (const vf t[4], float out[4])
+{
+#if VW == 8
+  /* Pairwise: lanes of t0 and t1 (and t2, t3) added in pairs, then the
+   * pairs of those, then the two halves. */
+  const vi ev = { 0, 2, 8, 10, 4, 6, 12, 14 }, od = { 1, 3, 9, 11, 5, 7, 13, 15 };
+  vf h01 = __builtin_shuffle (t[0], t[1], ev) + __builtin_shuffle (t[0], t[1], od);
+  vf h23 = __builtin_shuffle (t[2], t[3], ev) + __builtin_shuffle (t[2], t[3], od);
+  vf h = __builtin_shuffle (h01, h23, ev) + __builtin_shuffle (h01, h23, od);
+  for (int j = 0; j < 4; j++)
+    out[j] = h[j] + h[j + 4];
+#else
+  for (int j = 0; j < 4; j++) {
+    float s = 0.f;
+    for (int l = 0; l < VW; l++)
+      s += t[j][l];
+    out[j] = s;
+  }
+#endif
+}
+
+/* The 4-tap dot products of one input pixel at @px (blocked, vector v at
+ * px + voff[v]) into r[0..3]. */
+INLINE void
+deconv_pixel4 (const ClinferCpuDeconvArgs *a, const float *px,
+    const ptrdiff_t *voff, const float *w, float r[4])
+{
+  const ptrdiff_t ts = (ptrdiff_t) a->cin_vec * VW;
+  vf t[4] = { vbcast (0.f), vbcast (0.f), vbcast (0.f), vbcast (0.f) };
+
+  for (int v = 0; v < a->cin_vec; v++, w += VW) {
+    vf xv = vload (px + voff[v]);
+    t[0] += xv * vload (w);
+    t[1] += xv * vload (w + ts);
+    t[2] += xv * vload (w + 2 * ts);
+    t[3] += xv * vload (w + 3 * ts);
+  }
+  hsum4 (t, r);
+}
+
+static void
+ISA (deconv_to_one) (const ClinferCpuDeconvArgs *a, const float *x, float *y,
+    int iy0, int iy1)
+{
+  const int taps = a->kh * a->kw, ow = a->iw * a->kw;
+  const ptrdiff_t plane = (ptrdiff_t) a->ih * a->iw * a->block;
+  ptrdiff_t voff[CLINFER_CPU_DECONV_MAX_VEC];
+
+  /* Vector v of a pixel: its block's plane, its lanes in the block. */
+  for (int v = 0; v < a->cin_vec; v++)
+    voff[v] = (ptrdiff_t) (v * VW / a->block) * plane + (v * VW) % a->block;
+  for (int iy = iy0; iy < iy1; iy++)
+    for (int ix = 0; ix < a->iw; ix++) {
+      const float *px = x + ((ptrdiff_t) iy * a->iw + ix) * a->block;
+      float r[CLINFER_CPU_DECONV_MAX_TAPS + 3];
+      for (int j0 = 0; j0 < taps; j0 += 4)
+        deconv_pixel4 (a, px, voff, a->w + (ptrdiff_t) j0 * a->cin_vec * VW,
+            r + j0);
+      for (int ky = 0; ky < a->kh; ky++)
+        for (int kx = 0; kx < a->kw; kx++)
+          y[((ptrdiff_t) iy * a->kh + ky) * ow + (ptrdiff_t) ix * a->kw + kx] =
+              r[ky * a->kw + kx] + a->bias;
+    }
+}
+
+/* ---------------------------------------------------------------- */
 /* Per-channel binary ops on blocked layouts                         */
 
 #define PER_CHANNEL(op)                                                      \
@@ -1022,7 +1092,8 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
   ISA (gemm_rows),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
-  ISA (dw_pw_blocked), ISA (per_channel), ISA (upsample_add_row),
+  ISA (dw_pw_blocked), ISA (deconv_to_one), ISA (per_channel),
+  ISA (upsample_add_row),
   ISA (row_max), ISA (exp_sum), ISA (scale),
 };
 

@@ -56,6 +56,23 @@ typedef struct {
  * per-thread buffer holds a run of pixels of every depthwise channel. */
 #define CLINFER_CPU_DWPW_MAX_CIN 512
 
+/* A ConvTranspose to one channel whose kernel equals its stride (the
+ * windows do not overlap: each input pixel makes its own kh x kw output
+ * patch), from a blocked input to a plain output:
+ * y[iy * kh + ky][ix * kw + kx] = bias + sum_c x[c][iy][ix] w[c][ky][kx]. */
+typedef struct {
+  int block;                 /* floats per pixel of a channel block */
+  int cin_vec;               /* input vectors: ceil (cin / block) * block / VW */
+  int ih, iw, kh, kw;
+  float bias;
+  const float *w;            /* [taps rounded up to 4][cin_vec][VW],
+                              * padding lanes and taps zero */
+} ClinferCpuDeconvArgs;
+
+/* Taps kh * kw and input vectors a deconv_to_one call takes at most. */
+#define CLINFER_CPU_DECONV_MAX_TAPS 16
+#define CLINFER_CPU_DECONV_MAX_VEC 256
+
 typedef struct {
   const char *isa_name;
   int mr, nr;                /* GEMM micro-tile: rows of A, columns of B */
@@ -100,6 +117,10 @@ typedef struct {
    * output never leaves the thread's stack buffer. */
   void (*dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
       const float *z, float *y, int oy0, int oy1);
+  /* Input rows [iy0, iy1) of a ClinferCpuDeconvArgs deconv: @x blocked,
+   * @y the plain output plane. */
+  void (*deconv_to_one) (const ClinferCpuDeconvArgs *a, const float *x,
+      float *y, int iy0, int iy1);
   /* y = x op c over @np pixels of one channel block (@block floats a
    * pixel, a multiple of nr / 2, at most 64; @c one value per lane); @op
    * 0 +, 1 -, 2 *, 3 /. @y may be @x. */

@@ -84,6 +84,9 @@ typedef struct {
   int64_t n_blocks;
   /* ONEDNN_OP_DWPW: the kernel's arguments (weights in @weights_data) */
   ClinferCpuDwPwArgs dwpw;
+  /* ONEDNN_OP_DECONV without @prim: deconv_to_one ()'s arguments (weights
+   * in @weights_data; batch, block, n_blocks as above) */
+  ClinferCpuDeconvArgs deconv;
   /* ONEDNN_OP_SOFTMAX without @prim: clinfer's softmax of @sm_rows rows
    * of @sm_cols, the threads splitting each row (softmax_columns ()) */
   int64_t sm_rows, sm_cols;
@@ -199,6 +202,9 @@ void clinfer_onednn_upsample_add (const OnednnStep *s, const float *x,
  * blocked layouts); @c is the per-channel operand. */
 void clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,
     const float *c, float *y);
+/* Runs a ConvTranspose step built without a primitive (onednn-ops.c). */
+void clinfer_onednn_deconv_to_one (const OnednnStep *s, const float *x,
+    float *y);
 /* Runs a MatMul step built without a primitive (clinfer's GEMM). */
 void clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x,
     float *y, void *scratch);

@@ -1150,6 +1150,11 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     clinfer_onednn_softmax_columns (s, x, y);
+  } else if (s->kind == ONEDNN_OP_DECONV && s->prim == NULL) {
+    void *x = NULL, *y = NULL;
+    dnnl_memory_get_data_handle (rs->src, &x);
+    dnnl_memory_get_data_handle (rs->dst, &y);
+    clinfer_onednn_deconv_to_one (s, x, y);
   } else if (s->kind == ONEDNN_OP_UPSAMPLE_ADD) {
     void *x = NULL, *y = NULL, *z = NULL;
     dnnl_memory_get_data_handle (rs->src, &x);
