@@ -27,6 +27,9 @@ typedef enum {
                               * (onednn-dwpw.c) */
   ONEDNN_OP_UPSAMPLE_ADD,    /* an Add with the nearest Resize by whole
                               * factors it reads (upsample_add ()) */
+  ONEDNN_OP_CONCAT,          /* Concat on channels of whole blocks: the
+                              * inputs live in the output (aliases), no
+                              * work */
 } OnednnOpKind;
 
 /* An eltwise step: alg (alpha, beta), then alg2 in place when not 0. */
@@ -202,6 +205,12 @@ void clinfer_onednn_upsample_add (const OnednnStep *s, const float *x,
  * blocked layouts); @c is the per-channel operand. */
 void clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,
     const float *c, float *y);
+/* Concat on channels: TRUE (and the step set up) when every input is a
+ * blocked arena tensor of whole blocks that can live in the output;
+ * clinfer_onednn_concat_alias () then makes them aliases of it. */
+gboolean clinfer_onednn_concat_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error);
+void clinfer_onednn_concat_alias (ClinferOnednnPlan *oplan, const OnednnStep *s);
 /* Runs a ConvTranspose step built without a primitive (onednn-ops.c). */
 void clinfer_onednn_deconv_to_one (const OnednnStep *s, const float *x,
     float *y);

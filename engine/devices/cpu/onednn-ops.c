@@ -112,6 +112,33 @@ pad_channels_accepts (const ClinferPlan *plan, const ClinferStep *st)
   return TRUE;
 }
 
+/* Concat along channels of 4-D f32 arena activations (2 to 64 of them,
+ * distinct, batch 1, the same height and width): the blocked concat. */
+static gboolean
+concat_accepts (const ClinferPlan *plan, const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  const ClinferShape *y = &node->outputs[0].shape;
+  int64_t axis = 0;
+
+  if (node->n_inputs < 2 || node->n_inputs > 64 || !is_f32_4d (&node->outputs[0])
+      || y->dims[0] != 1 || !clinfer_node_attr_int (node, "axis", 0, &axis, NULL)
+      || (axis != 1 && axis != -3))
+    return FALSE;
+  for (guint i = 0; i < node->n_inputs; i++) {
+    ClinferPortDesc *x = clinfer_node_input_desc (node, i);
+    if (x == NULL || !is_f32_4d (x) || x->value != NULL
+        || !slot_is (plan, st->in_slots[i], CLINFER_SLOT_ARENA)
+        || x->shape.dims[0] != 1 || x->shape.dims[2] != y->dims[2]
+        || x->shape.dims[3] != y->dims[3])
+      return FALSE;
+    for (guint j = 0; j < i; j++)
+      if (st->in_slots[j] == st->in_slots[i])
+        return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
     OnednnOpKind *kind)
@@ -135,7 +162,10 @@ clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
   }
   if (is_op (node, "", "Concat")) {
     *kind = ONEDNN_OP_PAD_CHANNELS;
-    return pad_channels_accepts (plan, st);
+    if (pad_channels_accepts (plan, st))
+      return TRUE;
+    *kind = ONEDNN_OP_CONCAT;
+    return concat_accepts (plan, st);
   }
   if (is_op (node, "", "MatMul")) {
     *kind = ONEDNN_OP_MATMUL;
@@ -769,6 +799,56 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   if (!clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
   return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
+}
+
+/* Channel concat of blocked tensors whose channels are whole blocks: in
+ * a blocked layout the output is the inputs' blocks one after the other,
+ * so each input can live in the output at its blocks' offset (an alias,
+ * planned as one region) and their producers write the output directly;
+ * the step then does nothing. Anything else (a partial block, a plain
+ * input, a graph output, an input another step already keeps in its
+ * output) stays on the C kernels. */
+gboolean
+clinfer_onednn_concat_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  ClinferPlan *plan = oplan->plan;
+  int64_t block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+  const ClinferSlot *y = &g_array_index (plan->slots, ClinferSlot,
+      st->out_slots[0]);
+
+  if (!oplan->blocked[st->out_slots[0]] || y->is_output || y->aliased)
+    return FALSE;
+  for (guint i = 0; i < st->node->n_inputs; i++) {
+    const ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot,
+        st->in_slots[i]);
+    if (!oplan->blocked[st->in_slots[i]] || x->is_output || x->aliased
+        || clinfer_node_input_desc (st->node, i)->shape.dims[1] % block != 0)
+      return FALSE;
+  }
+  s->block = block;
+  g_free (st->kernel.name);
+  ((ClinferStep *) st)->kernel.name = g_strdup_printf (
+      "onednn-layout:concat_in_place_nChw%dc", (int) block);
+  return TRUE;
+}
+
+void
+clinfer_onednn_concat_alias (ClinferOnednnPlan *oplan, const OnednnStep *s)
+{
+  ClinferPlan *plan = oplan->plan;
+  const ClinferStep *st = &g_array_index (plan->steps, ClinferStep, s->step);
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  gsize offset = 0;
+
+  for (guint i = 0; i < st->node->n_inputs; i++) {
+    ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot, st->in_slots[i]);
+    x->aliased = TRUE;
+    x->alias_of = st->out_slots[0];
+    x->alias_offset = offset;
+    offset += (gsize) clinfer_node_input_desc (st->node, i)->shape.dims[1]
+        * y->dims[2] * y->dims[3] * sizeof (float);
+  }
 }
 
 gboolean

@@ -244,6 +244,8 @@ build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
       return clinfer_onednn_pool_build (oplan, s, st, error);
     case ONEDNN_OP_PAD_CHANNELS:
       return clinfer_onednn_pad_channels_build (oplan, s, st, error);
+    case ONEDNN_OP_CONCAT:
+      return clinfer_onednn_concat_build (oplan, s, st, error);
     case ONEDNN_OP_ELTWISE:
     case ONEDNN_OP_BINARY:
     case ONEDNN_OP_AVG_POOL:
@@ -775,6 +777,13 @@ resize_slots (ClinferOnednnPlan *oplan)
   /* After the lifetimes are final; in step order, so that a pad of a
    * pad's output chains (x in y in z). */
   lanes_zero = padding_lanes_zero (oplan);
+  /* Concats first: their inputs must live in their outputs (the step does
+   * nothing), a channel pad may copy instead. */
+  for (guint i = 0; i < oplan->steps->len; i++) {
+    OnednnStep *st = &g_array_index (oplan->steps, OnednnStep, i);
+    if (st->kind == ONEDNN_OP_CONCAT)
+      clinfer_onednn_concat_alias (oplan, st);
+  }
   for (guint i = 0; i < oplan->steps->len; i++) {
     OnednnStep *st = &g_array_index (oplan->steps, OnednnStep, i);
     if (st->kind == ONEDNN_OP_PAD_CHANNELS)
@@ -949,8 +958,9 @@ static gboolean
 run_step_init (ClinferOnednnRun *run, const OnednnStep *s, RunStep *rs,
     ClinferTensor **slot_tensors, GError **error)
 {
-  if (s->kind == ONEDNN_OP_FUSED)
-    return TRUE;               /* done by the conv's post-ops */
+  /* Done by the conv's post-ops, or by the concat inputs' producers. */
+  if (s->kind == ONEDNN_OP_FUSED || s->kind == ONEDNN_OP_CONCAT)
+    return TRUE;
   if (!operand_memories (run, &s->src, slot_tensors, &rs->src_slot, &rs->src,
           error)
       || !operand_memories (run, &s->dst, slot_tensors, &rs->dst_slot, &rs->dst,
@@ -1125,7 +1135,7 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
       run->oplan->step_index[step]);
   RunStep *rs = &run->steps[run->oplan->step_index[step]];
 
-  if (s->kind == ONEDNN_OP_FUSED)
+  if (s->kind == ONEDNN_OP_FUSED || s->kind == ONEDNN_OP_CONCAT)
     return TRUE;
 
   if (!bind_slot (rs->src_slot, slot_tensors, s->src.slot, error)
