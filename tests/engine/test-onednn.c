@@ -878,14 +878,15 @@ test_softmax_split (void)
     }
 }
 
-/* A conv output read by a C kernel (Transpose) and by a oneDNN conv:
- * it must stay plain; and the first output is the transposed one. */
+/* A conv output read by a C kernel (a Transpose of H and W) and by a
+ * oneDNN conv: it must stay plain; and the first output is the transposed
+ * one. */
 static void
 test_chain_boundary (void)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (8);
   ClinferGraph *g = op_test_graph (13);
-  int64_t xd[] = { 2, 16, 13, 6 }, perm[] = { 0, 2, 3, 1 };
+  int64_t xd[] = { 2, 16, 13, 6 }, perm[] = { 0, 1, 3, 2 };
   ClinferShape xs = clinfer_shape_make (4, xd);
   g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
   g_autoptr (ClinferTensor) ref = NULL, got = NULL;
@@ -912,6 +913,45 @@ test_chain_boundary (void)
   got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
   g_assert_cmpuint (n_onednn, ==, 2);
   op_test_assert_close (got, ref, "boundary");
+}
+
+/* An NHWC input transposed to NCHW for a conv, and the conv's output
+ * transposed back to NHWC (BlazeFace's input and outputs): each Transpose
+ * is one oneDNN reorder, the second reading the conv's blocked output
+ * directly (10 channels: a partial block). 1 and 2 threads. */
+static void
+test_transpose_nhwc (void)
+{
+  for (int threads = 1; threads <= 2; threads++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (19);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t xd[] = { 2, 21, 17, 3 }, to_nchw[] = { 0, 3, 1, 2 };
+    int64_t to_nhwc[] = { 0, 2, 3, 1 };
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferTensor *inputs[1] = { x };
+    ClinferNode *t;
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    t = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    t = op_test_node (g, "Transpose", "", "in", 1, &t, 1);
+    set_ints (t, "perm", 4, to_nchw);
+    t = add_conv (g, rand, "c", t, 3, 10, 3, 1, 1, NULL, "Relu");
+    t = op_test_node (g, "Transpose", "", "out", 1, &t, 1);
+    set_ints (t, "perm", 4, to_nhwc);
+    clinfer_graph_add_output (g, (ClinferPortRef) { t, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, threads, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 3);
+    /* Both Transposes too (they ran on the C kernels before). */
+    g_assert_cmpuint (n_onednn, ==, 3);
+    op_test_assert_close (got, ref, "transpose nhwc");
+  }
 }
 
 /* 1 and 2 threads give the reference result; with CLINFER_CPU_ONEDNN=0
@@ -1619,5 +1659,6 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/one-channel-plain", test_one_channel_plain);
   g_test_add_func ("/onednn/deconv-to-one", test_deconv_to_one);
   g_test_add_func ("/onednn/concat-in-place", test_concat_in_place);
+  g_test_add_func ("/onednn/transpose-nhwc", test_transpose_nhwc);
   return g_test_run ();
 }

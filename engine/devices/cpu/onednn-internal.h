@@ -27,6 +27,8 @@ typedef enum {
                               * (onednn-dwpw.c) */
   ONEDNN_OP_UPSAMPLE_ADD,    /* an Add with the nearest Resize by whole
                               * factors it reads (upsample_add ()) */
+  ONEDNN_OP_TRANSPOSE,       /* Transpose NCHW <-> NHWC of 4-D f32: one
+                              * reorder from or to the blocked slot */
   ONEDNN_OP_CONCAT,          /* Concat on channels of whole blocks: the
                               * inputs live in the output (aliases), no
                               * work */
@@ -211,6 +213,12 @@ void clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,
 gboolean clinfer_onednn_concat_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 void clinfer_onednn_concat_alias (ClinferOnednnPlan *oplan, const OnednnStep *s);
+/* Transpose (0, 2, 3, 1) or (0, 3, 1, 2) of a 4-D f32 activation
+ * (onednn-ops.c). */
+gboolean clinfer_onednn_transpose_accepts (const ClinferPlan *plan,
+    const ClinferStep *st);
+gboolean clinfer_onednn_transpose_build (ClinferOnednnPlan *oplan,
+    OnednnStep *s, const ClinferStep *st, GError **error);
 /* Runs a ConvTranspose step built without a primitive (onednn-ops.c). */
 void clinfer_onednn_deconv_to_one (const OnednnStep *s, const float *x,
     float *y);

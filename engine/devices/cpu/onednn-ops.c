@@ -167,6 +167,10 @@ clinfer_onednn_accepts (const ClinferPlan *plan, const ClinferStep *st,
     *kind = ONEDNN_OP_CONCAT;
     return concat_accepts (plan, st);
   }
+  if (is_op (node, "", "Transpose")) {
+    *kind = ONEDNN_OP_TRANSPOSE;
+    return clinfer_onednn_transpose_accepts (plan, st);
+  }
   if (is_op (node, "", "MatMul")) {
     *kind = ONEDNN_OP_MATMUL;
     return clinfer_onednn_matmul_accepts (plan, st);
@@ -799,6 +803,74 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   if (!clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
   return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
+}
+
+/* The transpose's perm: 1 for (0, 2, 3, 1) (NCHW to NHWC), 2 for
+ * (0, 3, 1, 2) (NHWC to NCHW), else 0. */
+static int
+transpose_kind (const ClinferNode *node)
+{
+  static const int64_t to_nhwc[] = { 0, 2, 3, 1 }, to_nchw[] = { 0, 3, 1, 2 };
+  const int64_t *perm = NULL;
+  gsize n = 0;
+
+  if (!clinfer_node_attr_ints (node, "perm", &perm, &n, NULL) || n != 4)
+    return 0;
+  if (memcmp (perm, to_nhwc, sizeof (to_nhwc)) == 0)
+    return 1;
+  return memcmp (perm, to_nchw, sizeof (to_nchw)) == 0 ? 2 : 0;
+}
+
+gboolean
+clinfer_onednn_transpose_accepts (const ClinferPlan *plan,
+    const ClinferStep *st)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (st->node, 0);
+
+  return st->node->n_inputs == 1 && x && is_f32_4d (x) && x->value == NULL
+      && is_f32_4d (&st->node->outputs[0])
+      && activation_slot (plan, st->in_slots[0]) && transpose_kind (st->node);
+}
+
+/* A layout change as one oneDNN reorder: NCHW to NHWC reads the input in
+ * its slot's layout (blocked, when a fast-path step wrote it: no reorder
+ * to plain before, no second pass) and writes the output as the NHWC
+ * layout of the input's dims; NHWC to NCHW reads the input that way and
+ * writes the plain output. The output stays plain (decide_layouts ()).
+ * BlazeFace: its input and its four NHWC outputs. */
+gboolean
+clinfer_onednn_transpose_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  ClinferPortDesc *x = clinfer_node_input_desc (st->node, 0);
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  dnnl_memory_desc_t src, dst;
+  dnnl_primitive_desc_t pd = NULL;
+
+  if (oplan->blocked[st->out_slots[0]])
+    return FALSE;
+  if (transpose_kind (st->node) == 1) {
+    clinfer_onednn_slot_md (oplan, st->in_slots[0], &src);
+    clinfer_onednn_md_4d (&x->shape, dnnl_nhwc, &dst);
+  } else {
+    if (oplan->blocked[st->in_slots[0]])
+      return FALSE;
+    clinfer_onednn_md_4d (y, dnnl_nhwc, &src);
+    clinfer_onednn_md_4d (y, dnnl_nchw, &dst);
+  }
+  if (dnnl_reorder_primitive_desc_create (&pd, &src, oplan->engine, &dst,
+          oplan->engine, NULL) != dnnl_success)
+    return FALSE;
+  if (!clinfer_onednn_primitive_create (s, pd, st, error))
+    return FALSE;
+  s->src.slot = st->in_slots[0];
+  s->src.md = s->src.slot_md = src;
+  s->dst.slot = s->out_slot;
+  s->dst.md = s->dst.slot_md = dst;
+  s->z.slot = G_MAXUINT;
+  s->scratchpad_offset = 0;
+  s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
+  return TRUE;
 }
 
 /* Channel concat of blocked tensors whose channels are whole blocks: in

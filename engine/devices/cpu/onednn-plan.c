@@ -219,8 +219,10 @@ decide_layouts (ClinferOnednnPlan *oplan, const gboolean *claimed,
         plain_reader[st->in_slots[j]] = TRUE;
     /* One channel stays plain: blocked, it would take 8 or 16 times its
      * bytes, and every step after it would read and write them (ocr-det's
-     * 1 x 1 x 320 x 320 map: its bias Add and Sigmoid 0.18 -> 0.06 ms). */
-    if (!plain && !(st->node->outputs[0].shape.rank == 4
+     * 1 x 1 x 320 x 320 map: its bias Add and Sigmoid 0.18 -> 0.06 ms). A
+     * transpose reads any layout and writes a plain one. */
+    if (!plain && kinds[i] != ONEDNN_OP_TRANSPOSE
+        && !(st->node->outputs[0].shape.rank == 4
             && st->node->outputs[0].shape.dims[1] == 1))
       oplan->blocked[st->out_slots[0]] = TRUE;
   }
@@ -246,6 +248,8 @@ build_step (ClinferOnednnPlan *oplan, OnednnStep *s, ClinferStep *st,
       return clinfer_onednn_pad_channels_build (oplan, s, st, error);
     case ONEDNN_OP_CONCAT:
       return clinfer_onednn_concat_build (oplan, s, st, error);
+    case ONEDNN_OP_TRANSPOSE:
+      return clinfer_onednn_transpose_build (oplan, s, st, error);
     case ONEDNN_OP_ELTWISE:
     case ONEDNN_OP_BINARY:
     case ONEDNN_OP_AVG_POOL:
