@@ -452,10 +452,10 @@ add_resize_nearest (ClinferGraph *g, ClinferNode *x, const float *scales)
  * 20 channels: the padding the eltwise steps left must read as zeros) ->
  * Resize nearest x2 -> AveragePool 3x3 s2 -> Sub scalar: every step on
  * oneDNN's fast path, blocked. The three per-channel steps run on
- * clinfer's per-channel kernel (mode 1: on a larger image, split between
- * the threads) or, with CLINFER_CPU_PER_CHANNEL=0 (mode 0), on oneDNN's
- * binary primitive where it has one (not with 8-channel blocks on
- * AVX-512 machines). */
+ * clinfer's per-channel kernels (mode 1: on a larger image, split between
+ * the threads; the Add and Div by constants as one chain) or, with
+ * CLINFER_CPU_PER_CHANNEL=0 (mode 0), on oneDNN's binary primitive where
+ * it has one (not with 8-channel blocks on AVX-512 machines). */
 static void
 test_chain_eltwise (void)
 {
@@ -521,11 +521,78 @@ test_chain_eltwise (void)
     g_assert_cmpuint (n_onednn, ==, n_steps);
     for (k = last_kernels->str; (k = strstr (k, "binary_per_channel")); k++)
       n_kernel++;
-    g_assert_cmpint (n_kernel, ==, mode == 1 || narrow_block_on_avx512 () ? 3
-        : 0);
+    /* Mode 1: the gate's Mul, then the Add and Div by constants as one
+     * per-channel chain (the Div its fused step). */
+    g_assert_cmpint (n_kernel, ==, mode == 1 ? 1
+        : narrow_block_on_avx512 () ? 3 : 0);
+    g_assert_true ((strstr (last_kernels->str, "per_channel_affine") != NULL)
+        == (mode == 1));
     /* hs, the conv's only reader, runs as its post-op. */
-    g_assert_cmpuint (last_n_fused, ==, 1);
+    g_assert_cmpuint (last_n_fused, ==, mode == 1 ? 2 : 1);
     op_test_assert_close (got, ref, "eltwise chain");
+  }
+}
+
+/* Per-channel constant steps in a row after a conv, each the only reader
+ * of the one before, run as one step: Mul, Add, Relu (a BatchNorm written
+ * out, then its activation) and Sub, Div; with CLINFER_CPU_PER_CHANNEL=0
+ * each its own oneDNN step. 20 channels (a partial block), 1 and 2
+ * threads. */
+static void
+test_per_channel_chain (void)
+{
+  for (int mode = 0; mode < 3; mode++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (21);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t xd[] = { 1, 16, 60, 50 }, cd[] = { 20, 1, 1 };
+    float v1[20], v2[20];
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferTensor *inputs[1] = { x };
+    ClinferNode *a, *sg;
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    for (int i = 0; i < 20; i++) {
+      v1[i] = 0.5f + 0.05f * i;
+      v2[i] = 0.3f - 0.04f * i;
+    }
+    a = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    a = add_conv (g, rand, "c", a, 16, 20, 3, 1, 1, NULL, NULL);
+    /* A second reader of the conv, so that the first step is not
+     * folded into it (a graph output would make the conv's output
+     * plain). */
+    sg = add_node (g, "Sigmoid", "sig", a, NULL);
+    if (mode == 1) {
+      a = add_node (g, "Sub", "sub", a, op_test_constant (g, "v1",
+              CLINFER_TYPE_F32, 3, cd, v1));
+      a = add_node (g, "Div", "div", a, op_test_constant (g, "v2",
+              CLINFER_TYPE_F32, 3, cd, v1));
+    } else {
+      a = add_node (g, "Mul", "mul", op_test_constant (g, "v1",
+              CLINFER_TYPE_F32, 3, cd, v1), a);
+      a = add_node (g, "Add", "add", a, op_test_constant (g, "v2",
+              CLINFER_TYPE_F32, 3, cd, v2));
+      a = add_node (g, "Relu", "relu", a, NULL);
+    }
+    a = add_conv (g, rand, "out", a, 20, 8, 3, 1, 1, NULL, NULL);
+    clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+    clinfer_graph_add_output (g, (ClinferPortRef) { sg, 0 }, "sig");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    if (mode == 2)
+      g_setenv ("CLINFER_CPU_PER_CHANNEL", "0", TRUE);
+    got = run_cpu (g, inputs, 1, mode == 0 ? 1 : 2, &n_onednn, &n_steps);
+    g_unsetenv ("CLINFER_CPU_PER_CHANNEL");
+    g_assert_true ((strstr (last_kernels->str, "per_channel_affine") != NULL)
+        == (mode != 2));
+    if (mode == 0)
+      g_assert_nonnull (strstr (last_kernels->str, "per_channel_affine_relu"));
+    g_assert_cmpuint (last_n_fused, ==, mode == 0 ? 2 : mode == 1 ? 1 : 0);
+    op_test_assert_close (got, ref, "per-channel chain");
   }
 }
 
@@ -1660,5 +1727,6 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/deconv-to-one", test_deconv_to_one);
   g_test_add_func ("/onednn/concat-in-place", test_concat_in_place);
   g_test_add_func ("/onednn/transpose-nhwc", test_transpose_nhwc);
+  g_test_add_func ("/onednn/per-channel-chain", test_per_channel_chain);
   return g_test_run ();
 }

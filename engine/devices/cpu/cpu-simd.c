@@ -987,6 +987,24 @@ ISA (per_channel) (int op, const float *x, const float *c, float *y,
 }
 
 static void
+ISA (per_channel_affine) (const float *x, const float *a, const float *b,
+    float *y, int64_t np, int block, int relu)
+{
+  vf av[64 / VW], bv[64 / VW];
+  int nv = MIN (block, 64) / VW;
+
+  for (int v = 0; v < nv; v++) {
+    av[v] = vload (a + v * VW);
+    bv[v] = vload (b + v * VW);
+  }
+  for (int64_t p = 0; p < np; p++)
+    for (int v = 0; v < nv; v++) {
+      vf r = vload (x + p * block + v * VW) * av[v] + bv[v];
+      vstore (y + p * block + v * VW, relu ? vmax (r, vbcast (0.f)) : r);
+    }
+}
+
+static void
 ISA (upsample_add_row) (const float *x, const float *z, float *y, int ow,
     int fw, int block)
 {
@@ -1093,7 +1111,7 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (gemm_rows),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
   ISA (dw_pw_blocked), ISA (deconv_to_one), ISA (per_channel),
-  ISA (upsample_add_row),
+  ISA (per_channel_affine), ISA (upsample_add_row),
   ISA (row_max), ISA (exp_sum), ISA (scale),
 };
 

@@ -126,6 +126,10 @@ typedef struct {
    * 0 +, 1 -, 2 *, 3 /. @y may be @x. */
   void (*per_channel) (int op, const float *x, const float *c, float *y,
       int64_t np, int block);
+  /* y = x * a + b per lane over @np pixels of one channel block (@a, @b
+   * one value per lane), then max (y, 0) when @relu. @y may be @x. */
+  void (*per_channel_affine) (const float *x, const float *a, const float *b,
+      float *y, int64_t np, int block, int relu);
   /* One output row of y = up (x) + z on a blocked layout: y and z hold
    * @ow pixels, x ceil (ow / fw) (output pixel o reads x's o / fw), each
    * @block floats (a multiple of nr / 2, at most 64). */

@@ -313,8 +313,13 @@ clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,
     for (int64_t n = 0; n < s->batch && np > 0; n++)
       for (int64_t b = 0; b < nb; b++) {
         gsize off = ((gsize) (n * nb + b) * hw + p0) * block;
-        s->simd->per_channel (s->bin_op, x + off,
-            c + n * s->bin_c_stride + b * block, y + off, np, (int) block);
+        if (s->bin_op == 4)
+          s->simd->per_channel_affine (x + off, c + b * block,
+              c + nb * block + b * block, y + off, np, (int) block,
+              s->bin_relu);
+        else
+          s->simd->per_channel (s->bin_op, x + off,
+              c + n * s->bin_c_stride + b * block, y + off, np, (int) block);
       }
   }
 }
@@ -361,6 +366,107 @@ per_channel_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   return clinfer_onednn_place_operands (oplan, s, st, md, md1, md, error);
 }
 
+gboolean
+clinfer_onednn_per_channel_const (const ClinferPlan *plan,
+    const ClinferStep *st, int *op, const ClinferTensor **c, guint *x)
+{
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  dnnl_alg_kind_t alg;
+  guint src, other;
+  ClinferPortDesc *b;
+
+  if (!binary_spec (plan, st, &alg, &src, &other))
+    return FALSE;
+  b = clinfer_node_input_desc (st->node, other);
+  if (b->value == NULL || b->shape.rank < 3
+      || clinfer_tensor_get_n_elements (b->value) != y->dims[1]
+      || b->shape.dims[b->shape.rank - 3] != y->dims[1])
+    return FALSE;
+  /* binary_spec swaps only Add and Mul: Sub and Div are x op c. */
+  *op = alg == dnnl_binary_add ? 0 : alg == dnnl_binary_sub ? 1
+      : alg == dnnl_binary_mul ? 2 : 3;
+  *c = b->value;
+  *x = src;
+  return TRUE;
+}
+
+/* A chain of per-channel constant steps (a BatchNorm written as Mul and
+ * Add) with an optional Relu at its end (fuse_per_channel_chain () made
+ * them this step's fused steps) as one pass: y = max (x * a + b, 0). */
+static gboolean
+per_channel_chain_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  ClinferPlan *plan = oplan->plan;
+  const ClinferShape *y = &st->node->outputs[0].shape;
+  int64_t block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
+  dnnl_memory_desc_t md;
+  int64_t cpad;
+  float *a, *b;
+  int op;
+  const ClinferTensor *c;
+  guint x;
+
+  if (!clinfer_onednn_per_channel_const (plan, st, &op, &c, &x)
+      || !oplan->blocked[st->in_slots[x]])
+    return FALSE;
+  s->src_input = x;
+  for (guint j = s->step + 1; j < plan->steps->len; j++)
+    if (oplan->fused_into[j] == (int) s->step) {
+      ClinferStep *f = &g_array_index (plan->steps, ClinferStep, j);
+      s->out_slot = f->out_slots[0];
+    }
+  if (!oplan->blocked[s->out_slot])
+    return FALSE;
+  clinfer_onednn_view_md (oplan, s->out_slot, y, &md);
+  cpad = md.padded_dims[1];
+  if (cpad % block != 0)
+    return FALSE;
+  a = g_aligned_alloc0 (2 * cpad, sizeof (float), 64);
+  b = a + cpad;
+  for (int64_t i = 0; i < cpad; i++)
+    a[i] = 1.f;
+  s->bin_relu = FALSE;
+  for (guint j = s->step; j < plan->steps->len; j++) {
+    const ClinferStep *f = &g_array_index (plan->steps, ClinferStep, j);
+    OnednnEltwise e;
+    guint src;
+    if (j != s->step && oplan->fused_into[j] != (int) s->step)
+      continue;
+    if (j != s->step && clinfer_onednn_eltwise_spec (f->node, &e, &src)
+        && e.alg == dnnl_eltwise_relu && e.alpha == 0.f && e.alg2 == 0) {
+      s->bin_relu = TRUE;     /* a Relu, the chain's last */
+      continue;
+    }
+    if (!clinfer_onednn_per_channel_const (plan, f, &op, &c, &x)) {
+      g_aligned_free (a);
+      return FALSE;
+    }
+    for (int64_t i = 0; i < y->dims[1]; i++) {
+      float v = ((const float *) clinfer_tensor_get_const_data (c))[i];
+      switch (op) {
+        case 0: b[i] += v; break;
+        case 1: b[i] -= v; break;
+        case 2: a[i] *= v; b[i] *= v; break;
+        default: a[i] /= v; b[i] /= v; break;
+      }
+    }
+  }
+  s->simd = clinfer_cpu_simd_get (oplan->isa);
+  s->bin_op = 4;
+  s->batch = md.dims[0];
+  s->block = block;
+  s->n_blocks = cpad / block;
+  s->hw = md.dims[2] * md.dims[3];
+  s->bin_c_stride = 0;
+  s->weights_data = a;
+  g_free (st->kernel.name);
+  ((ClinferStep *) st)->kernel.name = g_strdup_printf (
+      "onednn-layout:per_channel_affine%s_nChw%dc", s->bin_relu ? "_relu" : "",
+      (int) block);
+  return clinfer_onednn_place_operands (oplan, s, st, &md, NULL, &md, error);
+}
+
 static gboolean
 binary_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
     GError **error)
@@ -377,6 +483,9 @@ binary_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
 
   if (!binary_spec (oplan->plan, st, &alg, &src, &other))
     return FALSE;
+  for (guint j = s->step + 1; j < oplan->plan->steps->len; j++)
+    if (oplan->fused_into[j] == (int) s->step)
+      return per_channel_chain_build (oplan, s, st, error);
   s->src_input = src;
   b = clinfer_node_input_desc (node, other);
   per_channel = b->value != NULL && b->shape.rank >= 3

@@ -108,7 +108,9 @@ typedef struct {
    * channel blocks of @hw pixels (@block as above); the per-channel
    * operand is z (an activation, @bin_c_stride floats per image, 0 when
    * broadcast) or @weights_data (a constant) */
-  int bin_op;
+  int bin_op;                /* 4: x * a + b [then Relu], a chain of
+                              * per-channel steps (weights_data: a, b) */
+  gboolean bin_relu;
   int64_t bin_c_stride;
   const float *mm_b, *mm_zero, *mm_bias;
   gsize mm_a_offset, mm_a_bytes;
@@ -203,6 +205,11 @@ gboolean clinfer_onednn_upsample_add_build (ClinferOnednnPlan *oplan,
     GError **error);
 void clinfer_onednn_upsample_add (const OnednnStep *s, const float *x,
     const float *z, float *y);
+/* The per-channel constant op of binary step @st: TRUE with *op (0 +,
+ * 1 x - c, 2 *, 3 x / c), the constant *c (one value per channel of the
+ * output) and the activation's input *x. */
+gboolean clinfer_onednn_per_channel_const (const ClinferPlan *plan,
+    const ClinferStep *st, int *op, const ClinferTensor **c, guint *x);
 /* Runs a binary step built without a primitive (per-channel operand on
  * blocked layouts); @c is the per-channel operand. */
 void clinfer_onednn_binary_per_channel (const OnednnStep *s, const float *x,

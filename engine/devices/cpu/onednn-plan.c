@@ -524,6 +524,74 @@ fuse_resize_add (ClinferOnednnPlan *oplan, gboolean *claimed,
   }
 }
 
+/* A Relu step: the last a per-channel chain takes. */
+static gboolean
+is_relu_step (const ClinferStep *st)
+{
+  OnednnEltwise e;
+  guint src;
+
+  return clinfer_onednn_eltwise_spec (st->node, &e, &src)
+      && e.alg == dnnl_eltwise_relu && e.alpha == 0.f && e.alg2 == 0;
+}
+
+/* A per-channel constant step (Add, Sub, Mul, Div by one value per
+ * channel) whose only reader is another, and so on, up to a Relu, runs
+ * as one step (per_channel_chain_build ()): the others become
+ * ONEDNN_OP_FUSED with fused_into set to the first. ocr-det's BatchNorm
+ * after its first ConvTranspose (Mul, Add) and the Relu after it: three
+ * passes over 24 x 160 x 160 in one. Not with CLINFER_CPU_PER_CHANNEL=0
+ * (oneDNN's binary steps then). */
+static void
+fuse_per_channel_chain (ClinferOnednnPlan *oplan, gboolean *claimed,
+    OnednnOpKind *kinds)
+{
+  ClinferPlan *plan = oplan->plan;
+  guint n = plan->steps->len;
+  g_autofree guint *n_readers = NULL;
+  g_autofree int *producer = NULL;
+  g_autofree int *reader = g_new (int, MAX (plan->slots->len, 1));
+
+  if (g_strcmp0 (g_getenv ("CLINFER_CPU_PER_CHANNEL"), "0") == 0)
+    return;
+  readers_and_producers (plan, &n_readers, &producer);
+  for (guint i = 0; i < plan->slots->len; i++)
+    reader[i] = -1;
+  for (guint i = 0; i < n; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    for (guint j = 0; j < st->node->n_inputs; j++)
+      if (st->in_slots[j] != G_MAXUINT)
+        reader[st->in_slots[j]] = (int) i;
+  }
+  for (guint i = 0; i < n; i++) {
+    ClinferStep *head = &g_array_index (plan->steps, ClinferStep, i);
+    const ClinferTensor *c;
+    guint cur = head->out_slots[0], x;
+    int op, len = 0;
+
+    if (!claimed[i] || kinds[i] != ONEDNN_OP_BINARY || oplan->fused_into[i] >= 0
+        || !clinfer_onednn_per_channel_const (plan, head, &op, &c, &x))
+      continue;
+    while (len < 8 && n_readers[cur] == 1 && reader[cur] > (int) i
+        && !g_array_index (plan->slots, ClinferSlot, cur).is_output) {
+      int j = reader[cur];
+      ClinferStep *f = &g_array_index (plan->steps, ClinferStep, j);
+      gboolean relu = kinds[j] == ONEDNN_OP_ELTWISE && is_relu_step (f);
+      if (!claimed[j] || oplan->fused_into[j] >= 0
+          || !(relu || (kinds[j] == ONEDNN_OP_BINARY
+                  && clinfer_onednn_per_channel_const (plan, f, &op, &c, &x)
+                  && f->in_slots[x] == cur)))
+        break;
+      kinds[j] = ONEDNN_OP_FUSED;
+      oplan->fused_into[j] = (int) i;
+      cur = f->out_slots[0];
+      len++;
+      if (relu)
+        break;
+    }
+  }
+}
+
 /* The post-ops and output slot of conv step @i from its fused steps. */
 static void
 collect_post_ops (ClinferOnednnPlan *oplan, guint i, OnednnStep *s)
@@ -550,7 +618,8 @@ collect_post_ops (ClinferOnednnPlan *oplan, guint i, OnednnStep *s)
   }
 }
 
-/* A conv whose post-ops oneDNN refused runs its eltwise steps alone. */
+/* A conv whose post-ops oneDNN refused (or a per-channel chain that did
+ * not fit) runs its fused steps alone, each as the kind it is. */
 static gboolean
 unfuse (ClinferOnednnPlan *oplan, guint i, OnednnOpKind *kinds)
 {
@@ -559,7 +628,9 @@ unfuse (ClinferOnednnPlan *oplan, guint i, OnednnOpKind *kinds)
   for (guint j = 0; j < oplan->plan->steps->len; j++)
     if (oplan->fused_into[j] == (int) i) {
       oplan->fused_into[j] = -1;
-      kinds[j] = ONEDNN_OP_ELTWISE;
+      if (!clinfer_onednn_accepts (oplan->plan,
+              &g_array_index (oplan->plan->steps, ClinferStep, j), &kinds[j]))
+        kinds[j] = ONEDNN_OP_ELTWISE;
       any = TRUE;
     }
   return any;
@@ -897,6 +968,7 @@ clinfer_onednn_plan_new (ClinferDevice *device, ClinferPlan *plan,
   fuse_post_ops (oplan, claimed, kinds);
   fuse_dw_pw (oplan, claimed, kinds);
   fuse_resize_add (oplan, claimed, kinds);
+  fuse_per_channel_chain (oplan, claimed, kinds);
   while (oplan->engine && retry) {
     clear_steps (oplan);
     decide_layouts (oplan, claimed, kinds);
