@@ -899,11 +899,20 @@ hsum4 (const vf t[4], float out[4])
 {
 #if VW == 8
   /* Pairwise: lanes of t0 and t1 (and t2, t3) added in pairs, then the
-   * pairs of those, then the two halves. */
-  const vi ev = { 0, 2, 8, 10, 4, 6, 12, 14 }, od = { 1, 3, 9, 11, 5, 7, 13, 15 };
-  vf h01 = __builtin_shuffle (t[0], t[1], ev) + __builtin_shuffle (t[0], t[1], od);
-  vf h23 = __builtin_shuffle (t[2], t[3], ev) + __builtin_shuffle (t[2], t[3], od);
-  vf h = __builtin_shuffle (h01, h23, ev) + __builtin_shuffle (h01, h23, od);
+   * pairs of those, then the two halves. (GCC's and clang's shuffle
+   * builtins differ.) */
+#ifdef __clang__
+#define EVEN(a, b) __builtin_shufflevector (a, b, 0, 2, 8, 10, 4, 6, 12, 14)
+#define ODD(a, b) __builtin_shufflevector (a, b, 1, 3, 9, 11, 5, 7, 13, 15)
+#else
+#define EVEN(a, b) __builtin_shuffle (a, b, (vi) { 0, 2, 8, 10, 4, 6, 12, 14 })
+#define ODD(a, b) __builtin_shuffle (a, b, (vi) { 1, 3, 9, 11, 5, 7, 13, 15 })
+#endif
+  vf h01 = EVEN (t[0], t[1]) + ODD (t[0], t[1]);
+  vf h23 = EVEN (t[2], t[3]) + ODD (t[2], t[3]);
+  vf h = EVEN (h01, h23) + ODD (h01, h23);
+#undef EVEN
+#undef ODD
   for (int j = 0; j < 4; j++)
     out[j] = h[j] + h[j + 4];
 #else
