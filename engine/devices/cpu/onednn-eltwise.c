@@ -977,16 +977,12 @@ matmul_activations_build (ClinferOnednnPlan *oplan, OnednnStep *s,
               &biasmd, &biasmd, &s->bias_data, &s->bias, error))
       || !clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
-  s->src.slot = st->in_slots[0];
-  s->src.md = s->src.slot_md = amd;
+  clinfer_onednn_operands_in_place (s, st->in_slots[0], &amd, s->out_slot,
+      &ymd);
   s->z.slot = st->in_slots[1];
   s->z.md = s->z.slot_md = bmd;
   s->z_input = 1;
   s->z_as_weights = TRUE;
-  s->dst.slot = s->out_slot;
-  s->dst.md = s->dst.slot_md = ymd;
-  s->scratchpad_offset = 0;
-  s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
   return TRUE;
 }
 
@@ -1027,11 +1023,8 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   bd[r - 1] = y->dims[r - 1];
   dnnl_memory_desc_init_by_tag (&bmd, r, bd, dnnl_f32, r == 2 ? dnnl_ab : dnnl_abc);
   /* Bound in place: the slots' own plain layout, no reorders. */
-  s->src.slot = st->in_slots[0];
-  s->src.md = s->src.slot_md = amd;
-  s->dst.slot = s->out_slot;
-  s->dst.md = s->dst.slot_md = ymd;
-  s->z.slot = G_MAXUINT;
+  clinfer_onednn_operands_in_place (s, st->in_slots[0], &amd, s->out_slot,
+      &ymd);
   if (matmul_gemm_build (oplan, s, st, r == 2 ? ad[0] : ad[0] * ad[1],
           ad[r - 1], wd[r - 1], b, bias))
     return TRUE;

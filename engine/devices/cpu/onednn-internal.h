@@ -148,6 +148,12 @@ gboolean clinfer_onednn_check (dnnl_status_t status, const char *what,
 gboolean clinfer_onednn_accepts (const ClinferPlan *plan,
     const ClinferStep *st, OnednnOpKind *kind);
 
+/* Binds src and dst in place (their slots' own layout @src_md, @dst_md:
+ * no reorders), no z, the scratch as the primitive's scratchpad (none
+ * when the step has no primitive). */
+void clinfer_onednn_operands_in_place (OnednnStep *s, guint src_slot,
+    const dnnl_memory_desc_t *src_md, guint dst_slot,
+    const dnnl_memory_desc_t *dst_md);
 /* Sets @o up for slot @slot as the plan lays it out, used by the
  * primitive as @want; appends its temporary (when a reorder is needed)
  * to *scratch_end. */

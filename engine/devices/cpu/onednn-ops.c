@@ -351,6 +351,20 @@ clinfer_onednn_constant_new (dnnl_engine_t engine, const ClinferTensor *t,
   return ok;
 }
 
+void
+clinfer_onednn_operands_in_place (OnednnStep *s, guint src_slot,
+    const dnnl_memory_desc_t *src_md, guint dst_slot,
+    const dnnl_memory_desc_t *dst_md)
+{
+  s->src.slot = src_slot;
+  s->src.md = s->src.slot_md = *src_md;
+  s->dst.slot = dst_slot;
+  s->dst.md = s->dst.slot_md = *dst_md;
+  s->z.slot = G_MAXUINT;
+  s->scratchpad_offset = 0;
+  s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
+}
+
 /* Lays out the step's scratch: scratchpad first, then the operands'
  * temporaries. */
 gboolean
@@ -863,13 +877,8 @@ clinfer_onednn_transpose_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     return FALSE;
   if (!clinfer_onednn_primitive_create (s, pd, st, error))
     return FALSE;
-  s->src.slot = st->in_slots[0];
-  s->src.md = s->src.slot_md = src;
-  s->dst.slot = s->out_slot;
-  s->dst.md = s->dst.slot_md = dst;
-  s->z.slot = G_MAXUINT;
-  s->scratchpad_offset = 0;
-  s->scratch_bytes = dnnl_memory_desc_get_size (&s->scratchpad_md);
+  clinfer_onednn_operands_in_place (s, st->in_slots[0], &src, s->out_slot,
+      &dst);
   return TRUE;
 }
 
