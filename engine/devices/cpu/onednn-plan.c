@@ -1219,51 +1219,44 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
       || (s->src.reorder && !reorder (run, &s->src, rs->src_slot, rs->src, error))
       || (s->z.reorder && !reorder (run, &s->z, rs->z_slot, rs->z, error)))
     return FALSE;
-  if (s->kind == ONEDNN_OP_PAD_CHANNELS) {
-    void *x = NULL, *y = NULL;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    pad_channels (s, x, y);
-  } else if (s->kind == ONEDNN_OP_DWPW) {
+  if (s->prim == NULL) {
+    /* clinfer's own kernels on the operands' memory. */
     void *x = NULL, *y = NULL, *z = NULL;
     dnnl_memory_get_data_handle (rs->src, &x);
     dnnl_memory_get_data_handle (rs->dst, &y);
     if (rs->z)
       dnnl_memory_get_data_handle (rs->z, &z);
-    clinfer_onednn_dwpw_run (s, x, z, y);
-  } else if (s->kind == ONEDNN_OP_SOFTMAX && s->prim == NULL) {
-    void *x = NULL, *y = NULL;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    clinfer_onednn_softmax_columns (s, x, y);
-  } else if (s->kind == ONEDNN_OP_DECONV && s->prim == NULL) {
-    void *x = NULL, *y = NULL;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    clinfer_onednn_deconv_to_one (s, x, y);
-  } else if (s->kind == ONEDNN_OP_UPSAMPLE_ADD) {
-    void *x = NULL, *y = NULL, *z = NULL;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->z, &z);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    clinfer_onednn_upsample_add (s, x, z, y);
-  } else if (s->kind == ONEDNN_OP_BINARY && s->prim == NULL) {
-    void *x = NULL, *y = NULL, *c = s->weights_data;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    if (rs->z)
-      dnnl_memory_get_data_handle (rs->z, &c);
-    clinfer_onednn_binary_per_channel (s, x, c, y);
-  } else if (s->kind == ONEDNN_OP_MATMUL && s->prim == NULL) {
-    void *x = NULL, *y = NULL;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    clinfer_onednn_matmul_gemm (s, x, y, run->scratch);
-  } else if (s->kind == ONEDNN_OP_POOL && s->prim == NULL) {
-    void *x = NULL, *y = NULL;
-    dnnl_memory_get_data_handle (rs->src, &x);
-    dnnl_memory_get_data_handle (rs->dst, &y);
-    clinfer_onednn_max_pool_blocked (s, x, y);
+    switch (s->kind) {
+      case ONEDNN_OP_PAD_CHANNELS:
+        pad_channels (s, x, y);
+        break;
+      case ONEDNN_OP_DWPW:
+        clinfer_onednn_dwpw_run (s, x, z, y);
+        break;
+      case ONEDNN_OP_SOFTMAX:
+        clinfer_onednn_softmax_columns (s, x, y);
+        break;
+      case ONEDNN_OP_DECONV:
+        clinfer_onednn_deconv_to_one (s, x, y);
+        break;
+      case ONEDNN_OP_UPSAMPLE_ADD:
+        clinfer_onednn_upsample_add (s, x, z, y);
+        break;
+      case ONEDNN_OP_BINARY:
+        /* The per-channel operand: an activation (z) or a constant. */
+        clinfer_onednn_binary_per_channel (s, x, z ? z : s->weights_data, y);
+        break;
+      case ONEDNN_OP_MATMUL:
+        clinfer_onednn_matmul_gemm (s, x, y, run->scratch);
+        break;
+      case ONEDNN_OP_POOL:
+        clinfer_onednn_max_pool_blocked (s, x, y);
+        break;
+      default:
+        g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+            "oneDNN step of kind %d has no kernel", (int) s->kind);
+        return FALSE;
+    }
   } else {
     if (s->z_as_sum) {
       void *z = NULL, *y = NULL;
