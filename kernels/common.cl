@@ -91,7 +91,7 @@ load_row8 (__global const data_t *row, int iw, int s, int w)
    * outside the row; no branch per element and no private array (CPU
    * compilers kept one in memory). */
   int8 i = (int8) (iw) + (int8) (0, 1, 2, 3, 4, 5, 6, 7) * s;
-  int8 c = clamp (i, 0, w - 1);
+  int8 c = max (min (i, (int8) (w - 1)), (int8) (0));
   float8 v = (float8) (LOAD (row, c.s0), LOAD (row, c.s1), LOAD (row, c.s2),
       LOAD (row, c.s3), LOAD (row, c.s4), LOAD (row, c.s5), LOAD (row, c.s6),
       LOAD (row, c.s7));
