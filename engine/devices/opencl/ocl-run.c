@@ -1,5 +1,6 @@
-/* clinfer — the OpenCL executor: one device arena (sub-buffers per slot)
- * and one host mirror per request, kernels created once per request, and
+/* clinfer — the OpenCL executor: device buffers shared by the planned
+ * tensors (whole buffers, no sub-buffers) and one host mirror per request,
+ * kernels created once per request, and
  * per inference: inputs bound without copies where possible, steps run on
  * the device or (fallback) on the CPU kernels with copies around them,
  * outputs written to the caller's remote tensors or read back to host.
@@ -15,12 +16,28 @@
 enum { ON_HOST = 1, ON_DEVICE = 2 };
 
 /* A host input wrapped as a CL_MEM_USE_HOST_PTR buffer, kept while the
- * caller binds the same memory. */
+ * caller binds the same tensor. The wrap holds a reference to @tensor:
+ * OpenCL requires the host memory to outlive the buffer (a driver may
+ * touch it when the buffer is released). */
 typedef struct {
   cl_mem mem;
+  ClinferTensor *tensor;
   gpointer ptr;
   gsize bytes;
 } HostWrap;
+
+/* The OpenCL objects of one step's launches in one run. */
+typedef struct {
+  cl_kernel *kernels;        /* per launch */
+  cl_mem *scratch;           /* per scratch buffer */
+  /* Per launch, per argument (launch j's from base j = the sum of the
+   * argument counts before it): the buffer last set as an INPUT or
+   * OUTPUT argument, retained (a driver may keep the address it saw), or
+   * OCL_UNSET. clSetKernelArg runs only when it changes. */
+  cl_mem *bound;
+} StepObjects;
+
+#define OCL_UNSET ((cl_mem) (gintptr) -1)
 
 /* A dynamic step as last built (ocl-late.c), for the shapes and parameter
  * values in @key. */
@@ -28,22 +45,21 @@ typedef struct {
   char *key;
   OclLateNode *node;
   OclStepImpl *impl;
-  cl_kernel *kernels;        /* per launch */
-  cl_mem *scratch;
+  StepObjects objs;
 } LateStep;
 
 typedef struct {
   ClinferDeviceRun base;
   OclDevice *dev;
   OclPlan *op;
-  cl_mem arena;
-  cl_mem *arena_mems;        /* per slot: sub-buffer of an arena slot */
+  cl_mem *pool;              /* device buffers the arena slots share */
+  guint n_pool;
+  cl_mem *arena_mems;        /* per slot: its pool buffer (a reference) */
   cl_mem *slot_mem;          /* per slot: buffer of the current value */
   guint8 *state;             /* per slot: ON_HOST | ON_DEVICE */
   ClinferTensor **host;      /* per slot: host tensor (view, const, input) */
   void *host_arena;
-  cl_kernel **kernels;       /* per step, per launch */
-  cl_mem **scratch;          /* per step: its scratch buffers */
+  StepObjects *objs;         /* per step (NULL members: not a device step) */
   HostWrap *wraps;           /* per input */
   cl_mem *in_bufs;           /* per input: device copy when not wrapped */
   ClinferTensor **in_host;   /* per input: host copy of a remote input */
@@ -53,38 +69,77 @@ typedef struct {
   guint n_slots, n_inputs;
 } OclRun;
 
-static void
-release_step_objects (OclStepImpl *impl, cl_kernel *kernels, cl_mem *scratch)
+/* Copies have no arguments (args NULL). */
+static guint
+launch_n_args (const OclLaunch *l)
 {
-  for (guint j = 0; impl && kernels && j < impl->launches->len; j++)
-    if (kernels[j])
-      clReleaseKernel (kernels[j]);
-  for (guint j = 0; impl && scratch && j < impl->scratch->len; j++)
-    if (scratch[j])
-      clReleaseMemObject (scratch[j]);
-  g_free (kernels);
-  g_free (scratch);
+  return l->args ? l->args->len : 0;
+}
+
+static guint
+n_launch_args (const OclStepImpl *impl)
+{
+  guint n = 0;
+
+  for (guint j = 0; j < impl->launches->len; j++)
+    n += launch_n_args (g_ptr_array_index (impl->launches, j));
+  return n;
+}
+
+/* Kernels first (their arguments name the buffers), then the buffers. */
+static void
+release_step_objects (OclStepImpl *impl, StepObjects *o)
+{
+  for (guint j = 0; impl && o->kernels && j < impl->launches->len; j++)
+    if (o->kernels[j])
+      clReleaseKernel (o->kernels[j]);
+  for (guint j = 0; impl && o->scratch && j < impl->scratch->len; j++)
+    if (o->scratch[j])
+      clReleaseMemObject (o->scratch[j]);
+  for (guint a = 0; impl && o->bound && a < n_launch_args (impl); a++)
+    if (o->bound[a] != OCL_UNSET && o->bound[a] != NULL)
+      clReleaseMemObject (o->bound[a]);
+  g_free (o->kernels);
+  g_free (o->scratch);
+  g_free (o->bound);
+  memset (o, 0, sizeof (*o));
 }
 
 static void
 late_step_clear (LateStep *l)
 {
-  release_step_objects (l->impl, l->kernels, l->scratch);
+  release_step_objects (l->impl, &l->objs);
   clinfer_ocl_step_impl_free (l->impl);
   clinfer_ocl_late_node_free (l->node);
   g_free (l->key);
   memset (l, 0, sizeof (*l));
 }
 
+/* HostWrap: releases the buffer, then the tensor whose memory it used. */
+static void
+host_wrap_clear (HostWrap *w)
+{
+  if (w->mem)
+    clReleaseMemObject (w->mem);
+  g_clear_pointer (&w->tensor, clinfer_tensor_unref);
+  memset (w, 0, sizeof (*w));
+}
+
+/* Releases everything the run holds. Order: nothing may still be queued
+ * (clFinish), then kernels (they name buffers as arguments), then the
+ * buffers, then the host memory that CL_MEM_USE_HOST_PTR buffers used.
+ * Each cl_mem pointer below is a reference of its own (retained where it
+ * was shared), so the order between them does not matter. */
 void
 clinfer_ocl_free_run (ClinferDeviceRun *base)
 {
   OclRun *r = (OclRun *) base;
   ClinferPlan *plan = base->plan;
 
-  if (r->kernels)
+  clFinish (r->dev->core->queue);
+  if (r->objs)
     for (guint i = 0; i < plan->steps->len; i++)
-      release_step_objects (r->op->steps[i], r->kernels[i], r->scratch[i]);
+      release_step_objects (r->op->steps[i], &r->objs[i]);
   for (guint i = 0; r->late && i < plan->steps->len; i++)
     late_step_clear (&r->late[i]);
   for (guint i = 0; i < r->n_slots; i++) {
@@ -95,17 +150,16 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
     g_clear_pointer (&r->host[i], clinfer_tensor_unref);
   }
   for (guint i = 0; i < r->n_inputs; i++) {
-    if (r->wraps[i].mem)
-      clReleaseMemObject (r->wraps[i].mem);
+    host_wrap_clear (&r->wraps[i]);
     if (r->in_bufs[i])
       clReleaseMemObject (r->in_bufs[i]);
     g_clear_pointer (&r->in_host[i], clinfer_tensor_unref);
   }
-  if (r->arena)
-    clReleaseMemObject (r->arena);
+  for (guint i = 0; i < r->n_pool; i++)
+    clReleaseMemObject (r->pool[i]);
+  g_free (r->pool);
   free (r->host_arena);
-  g_free (r->kernels);
-  g_free (r->scratch);
+  g_free (r->objs);
   g_free (r->arena_mems);
   g_free (r->slot_mem);
   g_free (r->state);
@@ -119,19 +173,95 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
   g_free (r);
 }
 
-/* Device arena with a sub-buffer per arena slot, and its host mirror. */
+/* A buffer of the pool and the lifetimes of the slots placed in it. */
+typedef struct {
+  gsize bytes;
+  GArray *users;             /* int pairs: first_step, last_step */
+} PoolBuffer;
+
+static gboolean
+pool_buffer_free_during (const PoolBuffer *p, const ClinferSlot *s)
+{
+  for (guint u = 0; u < p->users->len; u += 2) {
+    int first = g_array_index (p->users, int, u);
+    int last = g_array_index (p->users, int, u + 1);
+    if (first <= s->last_step && s->first_step <= last)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+by_bytes_desc (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const ClinferPlan *plan = data;
+  const ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot,
+      *(const guint *) a);
+  const ClinferSlot *y = &g_array_index (plan->slots, ClinferSlot,
+      *(const guint *) b);
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? 1 : -1;
+  return *(const guint *) a < *(const guint *) b ? -1 : 1;
+}
+
+/* Places each non-empty ARENA slot in a whole buffer of the pool
+ * (@pool_of, per slot): largest slots first, each in the smallest buffer
+ * that no slot alive at the same time uses, else in a new one. Every
+ * buffer is at least as large as any slot placed in it (slots come
+ * largest first). Whole buffers instead of sub-buffers of one arena:
+ * NVIDIA's driver crashed releasing overlapping sub-buffers (issue #18),
+ * and a kernel argument that is a whole buffer is what every
+ * implementation handles best. */
+static GArray *
+plan_pool (const ClinferPlan *plan, guint *pool_of)
+{
+  GArray *pool = g_array_new (FALSE, FALSE, sizeof (PoolBuffer));
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < plan->slots->len; i++) {
+    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    pool_of[i] = G_MAXUINT;
+    if (s->kind == CLINFER_SLOT_ARENA && s->bytes > 0)
+      g_array_append_val (order, i);
+  }
+  g_array_sort_with_data (order, by_bytes_desc, (gpointer) plan);
+  for (guint k = 0; k < order->len; k++) {
+    guint i = g_array_index (order, guint, k);
+    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    guint best = G_MAXUINT;
+    PoolBuffer *p;
+    for (guint b = 0; b < pool->len; b++) {
+      const PoolBuffer *c = &g_array_index (pool, PoolBuffer, b);
+      if (pool_buffer_free_during (c, s) && (best == G_MAXUINT
+              || c->bytes < g_array_index (pool, PoolBuffer, best).bytes))
+        best = b;
+    }
+    if (best == G_MAXUINT) {
+      PoolBuffer nb = { s->bytes, g_array_new (FALSE, FALSE, sizeof (int)) };
+      best = pool->len;
+      g_array_append_val (pool, nb);
+    }
+    p = &g_array_index (pool, PoolBuffer, best);
+    g_array_append_val (p->users, s->first_step);
+    g_array_append_val (p->users, s->last_step);
+    pool_of[i] = best;
+  }
+  return pool;
+}
+
+/* The device buffers of the arena slots (plan_pool ()), and the host
+ * mirror at the plan's arena offsets (fallback steps run there). */
 static gboolean
 create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
 {
   OclCore *core = r->dev->core;
+  g_autofree guint *pool_of = g_new (guint, MAX (r->n_slots, 1));
+  g_autoptr (GArray) pool = NULL;
   cl_int err = CL_SUCCESS;
+  gboolean ok = TRUE;
 
   if (plan->arena_size == 0)
     return TRUE;
-  r->arena = clCreateBuffer (core->context, CL_MEM_READ_WRITE,
-      plan->arena_size, NULL, &err);
-  if (!clinfer_ocl_check (err, "clCreateBuffer (arena)", error))
-    return FALSE;
   if (posix_memalign (&r->host_arena, 64, plan->arena_size) != 0) {
     r->host_arena = NULL;
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -139,33 +269,47 @@ create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
         plan->arena_size);
     return FALSE;
   }
-  for (guint i = 0; i < r->n_slots; i++) {
+  pool = plan_pool (plan, pool_of);
+  r->pool = g_new0 (cl_mem, MAX (pool->len, 1));
+  for (guint b = 0; b < pool->len; b++) {
+    PoolBuffer *p = &g_array_index (pool, PoolBuffer, b);
+    if (ok) {
+      r->pool[b] = clCreateBuffer (core->context, CL_MEM_READ_WRITE, p->bytes,
+          NULL, &err);
+      ok = clinfer_ocl_check (err, "clCreateBuffer (tensor pool)", error);
+      r->n_pool = ok ? b + 1 : b;
+    }
+    g_array_unref (p->users);
+  }
+  for (guint i = 0; ok && i < r->n_slots; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
-    cl_buffer_region region = { s->offset, s->bytes };
     if (s->kind != CLINFER_SLOT_ARENA)
       continue;
     r->host[i] = clinfer_tensor_new_wrapped (s->type, &s->shape, NULL,
         (guint8 *) r->host_arena + s->offset, NULL, NULL, error);
-    if (r->host[i] == NULL)
-      return FALSE;
-    if (s->bytes == 0)
-      continue;
-    r->arena_mems[i] = clCreateSubBuffer (r->arena, CL_MEM_READ_WRITE,
-        CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-    if (!clinfer_ocl_check (err, "clCreateSubBuffer (arena slot)", error))
-      return FALSE;
+    ok = r->host[i] != NULL;
+    if (ok && pool_of[i] != G_MAXUINT) {
+      r->arena_mems[i] = r->pool[pool_of[i]];
+      clRetainMemObject (r->arena_mems[i]);
+    }
   }
-  return TRUE;
+  return ok;
 }
 
 /* Scratch buffers and kernel objects per launch of @impl, with their
  * constant arguments set. */
 static gboolean
-create_step_objects (OclRun *r, OclStepImpl *impl, cl_kernel **kernels,
-    cl_mem **scratch, GError **error)
+create_step_objects (OclRun *r, OclStepImpl *impl, StepObjects *o,
+    GError **error)
 {
+  cl_mem **scratch = &o->scratch;
+  cl_kernel **kernels = &o->kernels;
+  guint n_args = n_launch_args (impl);
   cl_int err = CL_SUCCESS;
 
+  o->bound = g_new (cl_mem, MAX (n_args, 1));
+  for (guint a = 0; a < n_args; a++)
+    o->bound[a] = OCL_UNSET;
   *scratch = g_new0 (cl_mem, MAX (impl->scratch->len, 1));
   for (guint j = 0; j < impl->scratch->len && err == CL_SUCCESS; j++)
     (*scratch)[j] = clCreateBuffer (r->dev->core->context,
@@ -208,12 +352,11 @@ create_step_objects (OclRun *r, OclStepImpl *impl, cl_kernel **kernels,
 static gboolean
 create_kernels (OclRun *r, ClinferPlan *plan, GError **error)
 {
-  r->kernels = g_new0 (cl_kernel *, MAX (plan->steps->len, 1));
-  r->scratch = g_new0 (cl_mem *, MAX (plan->steps->len, 1));
+  r->objs = g_new0 (StepObjects, MAX (plan->steps->len, 1));
   r->late = g_new0 (LateStep, MAX (plan->steps->len, 1));
   for (guint i = 0; i < plan->steps->len; i++)
     if (r->op->steps[i] && !create_step_objects (r, r->op->steps[i],
-            &r->kernels[i], &r->scratch[i], error))
+            &r->objs[i], error))
       return FALSE;
   return TRUE;
 }
@@ -308,7 +451,11 @@ ensure_device (OclRun *r, guint si, ClinferRunIO *io, GError **error)
         "internal: slot %u has no device buffer", si);
     return FALSE;
   }
-  err = clEnqueueWriteBuffer (r->dev->core->queue, r->slot_mem[si], CL_TRUE, 0,
+  /* A bound input stays untouched until the inference's final wait: no
+   * need to block. Anything else may be host arena memory that the next
+   * fallback step overwrites. */
+  err = clEnqueueWriteBuffer (r->dev->core->queue, r->slot_mem[si],
+      s->kind == CLINFER_SLOT_INPUT ? CL_FALSE : CL_TRUE, 0,
       bytes, clinfer_tensor_get_const_data (r->host[si]), 0, NULL, NULL);
   if (!clinfer_ocl_check (err, "clEnqueueWriteBuffer", error))
     return FALSE;
@@ -339,8 +486,11 @@ input_host_tensor (OclRun *r, guint si, GError **error)
   return TRUE;
 }
 
+/* Brings slot @si's value to the host. With @blocking FALSE the read is
+ * only queued: the caller waits (clFinish) before anyone reads it. */
 static gboolean
-ensure_host (OclRun *r, guint si, ClinferRunIO *io, GError **error)
+ensure_host_full (OclRun *r, guint si, gboolean blocking, ClinferRunIO *io,
+    GError **error)
 {
   cl_int err;
   gsize bytes;
@@ -351,14 +501,21 @@ ensure_host (OclRun *r, guint si, ClinferRunIO *io, GError **error)
     return FALSE;
   bytes = slot_bytes (r->host[si]);
   if (bytes > 0) {
-    err = clEnqueueReadBuffer (r->dev->core->queue, r->slot_mem[si], CL_TRUE,
-        0, bytes, clinfer_tensor_get_data (r->host[si]), 0, NULL, NULL);
+    err = clEnqueueReadBuffer (r->dev->core->queue, r->slot_mem[si],
+        blocking ? CL_TRUE : CL_FALSE, 0, bytes,
+        clinfer_tensor_get_data (r->host[si]), 0, NULL, NULL);
     if (!clinfer_ocl_check (err, "clEnqueueReadBuffer", error))
       return FALSE;
     io->bytes_to_host += bytes;
   }
   r->state[si] |= ON_HOST;
   return TRUE;
+}
+
+static gboolean
+ensure_host (OclRun *r, guint si, ClinferRunIO *io, GError **error)
+{
+  return ensure_host_full (r, si, TRUE, io, error);
 }
 
 /* ---------------------------------------------------------------- */
@@ -378,27 +535,32 @@ set_host (OclRun *r, guint si, ClinferTensor *t)
  * CL_MEM_USE_HOST_PTR buffer, re-synchronised by map/unmap when the same
  * memory comes again. Copies nothing on unified-memory devices. */
 static cl_mem
-wrap_host (OclRun *r, guint k, gpointer p, gsize bytes, ClinferRunIO *io,
+wrap_host (OclRun *r, guint k, ClinferTensor *t, ClinferRunIO *io,
     GError **error)
 {
   OclCore *core = r->dev->core;
   HostWrap *w = &r->wraps[k];
+  gpointer p = clinfer_tensor_get_data (t);
+  gsize bytes = slot_bytes (t);
   cl_int err = CL_SUCCESS;
 
-  if (w->mem && (w->ptr != p || w->bytes != bytes)) {
-    clReleaseMemObject (w->mem);
-    w->mem = NULL;
-  }
+  if (w->mem && (w->tensor != t || w->ptr != p || w->bytes != bytes))
+    host_wrap_clear (w);
   if (w->mem == NULL) {
     w->mem = clCreateBuffer (core->context, CL_MEM_READ_ONLY
         | CL_MEM_USE_HOST_PTR, bytes, p, &err);
     if (!clinfer_ocl_check (err, "clCreateBuffer (CL_MEM_USE_HOST_PTR input)",
-            error))
+            error)) {
+      w->mem = NULL;
       return NULL;
+    }
+    w->tensor = clinfer_tensor_ref (t);
     w->ptr = p;
     w->bytes = bytes;
   } else {
-    void *m = clEnqueueMapBuffer (core->queue, w->mem, CL_TRUE,
+    /* Not blocking: the pointer is not used, the unmap after it in the
+     * in-order queue is what makes the device see the host's bytes. */
+    void *m = clEnqueueMapBuffer (core->queue, w->mem, CL_FALSE,
         CL_MAP_WRITE_INVALIDATE_REGION, 0, bytes, 0, NULL, NULL, &err);
     if (!clinfer_ocl_check (err, "clEnqueueMapBuffer (input)", error))
       return NULL;
@@ -406,8 +568,6 @@ wrap_host (OclRun *r, guint k, gpointer p, gsize bytes, ClinferRunIO *io,
     if (!clinfer_ocl_check (err, "clEnqueueUnmapMemObject (input)", error))
       return NULL;
   }
-  if (!core->unified_memory)
-    io->bytes_to_device += bytes;
   return w->mem;
 }
 
@@ -437,19 +597,25 @@ bind_input (OclRun *r, guint si, guint k, ClinferRunIO *io, GError **error)
     return TRUE;
   }
   if (rt) {
-    t = clinfer_tensor_new_wrapped (rt->type, &rt->shape, NULL, rt->host, NULL,
-        NULL, error);
-    if (t == NULL)
+    /* The wrapper keeps @rt (and so its host memory) alive. */
+    t = clinfer_tensor_new_wrapped (rt->type, &rt->shape, NULL, rt->host,
+        (GDestroyNotify) clinfer_remote_tensor_unref,
+        clinfer_remote_tensor_ref (rt), error);
+    if (t == NULL) {
+      clinfer_remote_tensor_unref (rt);
       return FALSE;
+    }
     set_host (r, si, t);
     clinfer_tensor_unref (t);
   } else
     set_host (r, si, t);
   r->state[si] = ON_HOST;
-  if (slot_bytes (r->host[si]) == 0)
+  /* A discrete device copies the bytes either way: into the run's own
+   * input buffer, queued without blocking (ensure_device ()). Unified
+   * memory reads the caller's memory in place. */
+  if (slot_bytes (r->host[si]) == 0 || !r->dev->core->unified_memory)
     return TRUE;
-  r->slot_mem[si] = wrap_host (r, k, clinfer_tensor_get_data (r->host[si]),
-      slot_bytes (r->host[si]), io, error);
+  r->slot_mem[si] = wrap_host (r, k, r->host[si], io, error);
   if (r->slot_mem[si] == NULL)
     return FALSE;
   r->state[si] |= ON_DEVICE;
@@ -515,7 +681,8 @@ write_output (OclRun *r, guint i, ClinferRunIO *io, GError **error)
   cl_mem mem = rt ? clinfer_ocl_remote_mem (rt, r->dev->core) : NULL;
 
   if (rt == NULL) {
-    if (!ensure_host (r, si, io, error))
+    /* Queued: clinfer_ocl_run () waits once after the last output. */
+    if (!ensure_host_full (r, si, FALSE, io, error))
       return FALSE;
     io->outputs[i] = clinfer_tensor_ref (r->host[si]);
     return TRUE;
@@ -544,7 +711,7 @@ write_output (OclRun *r, guint i, ClinferRunIO *io, GError **error)
 
 static gboolean
 run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
-    GError **error)
+    cl_mem *bound, GError **error)
 {
   cl_command_queue q = r->dev->core->queue;
   cl_int err = CL_SUCCESS;
@@ -570,7 +737,16 @@ run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
       m = r->slot_mem[st->out_slots[arg->port]];
     else
       continue;
+    if (bound[a] == m)
+      continue;
     err = clSetKernelArg (k, a, sizeof (cl_mem), m ? &m : NULL);
+    if (err != CL_SUCCESS)
+      break;
+    if (bound[a] != OCL_UNSET && bound[a] != NULL)
+      clReleaseMemObject (bound[a]);
+    if (m)
+      clRetainMemObject (m);
+    bound[a] = m;
   }
   if (err == CL_SUCCESS)
     err = clEnqueueNDRangeKernel (q, k, l->work_dim, NULL, l->gws,
@@ -587,25 +763,30 @@ run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
 /* Brings the inputs @impl reads to the device, then runs its launches
  * [@from, @to). */
 static gboolean
-run_device_launches (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
+run_device_launches (OclRun *r, OclStepImpl *impl, StepObjects *o,
     ClinferStep *st, guint from, guint to, ClinferRunIO *io, GError **error)
 {
+  guint base = 0;
+
   for (guint j = 0; j < st->node->n_inputs; j++)
     if (st->in_slots[j] != G_MAXUINT && OCL_INPUT_USED (impl, j)
         && !ensure_device (r, st->in_slots[j], io, error))
       return FALSE;
-  for (guint j = from; j < to; j++)
-    if (!run_launch (r, st, g_ptr_array_index (impl->launches, j),
-            kernels[j], error))
+  for (guint j = 0; j < to; j++) {
+    OclLaunch *l = g_ptr_array_index (impl->launches, j);
+    if (j >= from && !run_launch (r, st, l, o->kernels[j], o->bound + base,
+            error))
       return FALSE;
+    base += launch_n_args (l);
+  }
   return TRUE;
 }
 
 static gboolean
-run_device_step (OclRun *r, OclStepImpl *impl, cl_kernel *kernels,
+run_device_step (OclRun *r, OclStepImpl *impl, StepObjects *o,
     ClinferStep *st, ClinferRunIO *io, GError **error)
 {
-  if (!run_device_launches (r, impl, kernels, st, 0, impl->launches->len, io,
+  if (!run_device_launches (r, impl, o, st, 0, impl->launches->len, io,
           error))
     return FALSE;
   for (guint j = 0; j < st->node->n_outputs; j++)
@@ -697,7 +878,7 @@ late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
           "output %u has no concrete shape or is too large at run time", j);
       return FALSE;
     }
-  if (!create_step_objects (r, l->impl, &l->kernels, &l->scratch, error))
+  if (!create_step_objects (r, l->impl, &l->objs, error))
     return FALSE;
   clinfer_ocl_step_impl_finish (l->impl);
   l->key = g_string_free (g_steal_pointer (&key), FALSE);
@@ -712,10 +893,10 @@ run_count (OclRun *r, LateStep *l, ClinferStep *st, int64_t *extent,
 {
   cl_int count = 0, err;
 
-  if (!run_device_launches (r, l->impl, l->kernels, st, 0,
+  if (!run_device_launches (r, l->impl, &l->objs, st, 0,
           l->impl->count_launches, io, error))
     return FALSE;
-  err = clEnqueueReadBuffer (r->dev->core->queue, l->scratch[0], CL_TRUE, 0,
+  err = clEnqueueReadBuffer (r->dev->core->queue, l->objs.scratch[0], CL_TRUE, 0,
       sizeof (count), &count, 0, NULL, NULL);
   if (!clinfer_ocl_check (err, "clEnqueueReadBuffer (output extent)", error))
     return FALSE;
@@ -768,8 +949,8 @@ run_late_step (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
       return FALSE;
   }
   if (l->impl->count_launches == 0)
-    return run_device_step (r, l->impl, l->kernels, st, io, error);
-  if (!run_device_launches (r, l->impl, l->kernels, st, l->impl->count_launches,
+    return run_device_step (r, l->impl, &l->objs, st, io, error);
+  if (!run_device_launches (r, l->impl, &l->objs, st, l->impl->count_launches,
           l->impl->launches->len, io, error))
     return FALSE;
   for (guint j = 0; j < st->node->n_outputs; j++)
@@ -811,7 +992,7 @@ clinfer_ocl_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
     else if (st->dynamic)
       ok = run_late_step (r, i, st, io, error);
     else
-      ok = run_device_step (r, r->op->steps[i], r->kernels[i], st, io, error);
+      ok = run_device_step (r, r->op->steps[i], &r->objs[i], st, io, error);
     if (ok && io->profile) {
       clFinish (q);
       clinfer_profile_record (io->profile, st,
