@@ -111,11 +111,10 @@ alloc_mem (OclCore *core, gsize span, GError **error)
 
   if (!clinfer_ocl_check (err, "clCreateBuffer (remote tensor)", error))
     return NULL;
-  err = clEnqueueFillBuffer (core->queue, mem, &zero, sizeof (zero), 0,
-      (MAX (span, 4) + 3) & ~(gsize) 3, 0, NULL, NULL);
-  if (err == CL_INVALID_VALUE)   /* size not a multiple of 4: byte pattern */
-    err = clEnqueueFillBuffer (core->queue, mem, &zero, 1, 0, MAX (span, 4), 0,
-        NULL, NULL);
+  /* A 4-byte pattern needs a size that is a multiple of 4; else bytes. */
+  span = MAX (span, 4);
+  err = clEnqueueFillBuffer (core->queue, mem, &zero, span % 4 ? 1 : 4, 0,
+      span, 0, NULL, NULL);
   if (err == CL_SUCCESS)
     err = clFinish (core->queue);
   if (!clinfer_ocl_check (err, "clEnqueueFillBuffer (remote tensor)", error)) {
