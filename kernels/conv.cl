@@ -788,3 +788,49 @@ conv_depthwise16x2 (__global const data_t *x, __global const data_t *w,
   STORE8 (y, o, apply_activation8 (c0, act, act_a, act_b));
   STORE8 (y, o + 8, apply_activation8 (c1, act, act_a, act_b));
 }
+
+/* ---- GPU shapes (OclCore.gpu_shaped) ---- */
+
+#define TILE 16
+
+/* 1x1, stride 1, no padding, one group, as a GEMM per image with
+ * 16x16 tiles in local memory: y[oc][p] = sum_c w[oc][c] x[c][p]. A
+ * work-group of 16 (pixels) x 16 (output channels) computes one output
+ * each; each step loads a 16x16 tile of x (consecutive pixels: coalesced)
+ * and of w (consecutive input channels) once for the 256 work-items.
+ * Global size: pixels and output channels rounded up to 16; the tails
+ * load zeros and store nothing. */
+__kernel __attribute__ ((reqd_work_group_size (TILE, TILE, 1))) void
+conv_1x1_tiled (__global const data_t *x, __global const data_t *w,
+    __global const data_t *bias, __global const data_t *z,
+    __global data_t *y, int cin, int cout, int hw, int has_bias, int has_z,
+    int act, float act_a, float act_b)
+{
+  int lp = get_local_id (0), lo = get_local_id (1);
+  int p = get_group_id (0) * TILE + lp;
+  int oc = get_group_id (1) * TILE + lo;
+  int n = get_global_id (2);
+  __local float xs[TILE][TILE + 1], ws[TILE][TILE + 1];
+  __global const data_t *xn = x + (size_t) n * cin * hw;
+  float acc = 0.0f;
+
+  for (int c0 = 0; c0 < cin; c0 += TILE) {
+    int cx = c0 + lo, cw = c0 + lp;
+    xs[lo][lp] = p < hw && cx < cin ? LOAD (xn, (size_t) cx * hw + p) : 0.0f;
+    /* Row lo of the w tile is output channel oc: consecutive input
+     * channels along lp. */
+    ws[lo][lp] = oc < cout && cw < cin ? LOAD (w, (size_t) oc * cin + cw)
+        : 0.0f;
+    barrier (CLK_LOCAL_MEM_FENCE);
+    for (int c = 0; c < TILE; c++)
+      acc += ws[lo][c] * xs[c][lp];
+    barrier (CLK_LOCAL_MEM_FENCE);
+  }
+  if (p >= hw || oc >= cout)
+    return;
+  size_t o = ((size_t) n * cout + oc) * hw + p;
+  acc += has_bias ? LOAD (bias, oc) : 0.0f;
+  if (has_z)
+    acc += LOAD (z, o);
+  STORE (y, o, apply_activation (acc, act, act_a, act_b));
+}

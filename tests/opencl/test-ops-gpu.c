@@ -14,8 +14,32 @@ typedef struct {
   GRand *rand;
   ClinferElementType type;
   GPtrArray *inputs;         /* ClinferTensor* per graph input */
-  const char *kernel;        /* a GPU kernel the case must run, or NULL */
+  /* A kernel the GPU plan must run, or NULL: @kernel with the CPU kernel
+   * shapes (PoCL, Intel's runtime), @gpu_kernel with the GPU ones (GPUs,
+   * oclgrind, CLINFER_OPENCL_KERNELS=gpu). */
+  const char *kernel;
+  const char *gpu_kernel;
 } Builder;
+
+/* Which kernel shapes the GPU device uses here (ocl-platform.c's rule:
+ * CLINFER_OPENCL_KERNELS, else GPU shapes unless the device is a CPU
+ * only; clinfer_device_list () names a device of several types GPU). */
+static gboolean
+gpu_shaped (void)
+{
+  const char *force = g_getenv ("CLINFER_OPENCL_KERNELS");
+  g_autoptr (GPtrArray) devices = NULL;
+
+  if (g_strcmp0 (force, "gpu") == 0 || g_strcmp0 (force, "cpu") == 0)
+    return g_strcmp0 (force, "gpu") == 0;
+  devices = clinfer_device_list ();
+  for (guint i = 0; i < devices->len; i++) {
+    ClinferDeviceInfo *d = g_ptr_array_index (devices, i);
+    if (d->index >= 0)
+      return g_strcmp0 (d->type, "CPU") != 0;
+  }
+  return FALSE;
+}
 
 static ClinferTensor *
 random_tensor (Builder *b, ClinferElementType type, int rank,
@@ -168,9 +192,12 @@ check_case (gconstpointer data, ClinferElementType type)
   for (guint i = 0; i < got->len; i++)
     test_assert_close (g_ptr_array_index (got, i), g_ptr_array_index (want, i),
         tol);
-  if (b.kernel && !plan_runs_kernel (gpu, b.kernel)) {
-    g_test_message ("the GPU plan does not run kernel %s", b.kernel);
-    g_test_fail ();
+  {
+    const char *want_kernel = gpu_shaped () ? b.gpu_kernel : b.kernel;
+    if (want_kernel && !plan_runs_kernel (gpu, want_kernel)) {
+      g_test_message ("the GPU plan does not run kernel %s", want_kernel);
+      g_test_fail ();
+    }
   }
 out:
   clinfer_graph_free (b.g);
@@ -228,6 +255,7 @@ static void
 case_conv_depthwise_x16 (Builder *b)
 {
   b->kernel = "conv_depthwise16x2";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 5, 7, 33, 5, 5, 3, 1, 1, TRUE);
 }
 
@@ -237,6 +265,7 @@ static void
 case_conv_depthwise_x16_tall (Builder *b)
 {
   b->kernel = "conv_depthwise16x2";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 2, 35, 17, 2, 2, 3, 1, 1, TRUE);
 }
 
@@ -244,6 +273,7 @@ static void
 case_conv_depthwise_x16_wide (Builder *b)
 {
   b->kernel = "conv_depthwise16x2";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 1, 3, 289, 1, 1, 3, 1, 1, TRUE);
 }
 
@@ -252,6 +282,7 @@ static void
 case_conv_depthwise_x16_odd_rows (Builder *b)
 {
   b->kernel = "conv_depthwise16x2";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 3, 8, 35, 3, 3, 5, 1, 1, FALSE);
 }
 
@@ -259,6 +290,7 @@ static void
 case_conv_depthwise_x16_s2 (Builder *b)
 {
   b->kernel = "conv_depthwise16";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 3, 9, 35, 3, 3, 5, 2, 1, FALSE);
 }
 
@@ -266,6 +298,7 @@ static void
 case_conv_depthwise_x16_dilated (Builder *b)
 {
   b->kernel = "conv_depthwise16";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 4, 6, 35, 4, 4, 3, 1, 2, TRUE);
 }
 
@@ -273,6 +306,7 @@ static void
 case_conv_depthwise_x8_w24 (Builder *b)
 {
   b->kernel = "conv_depthwise8";
+  b->gpu_kernel = "conv_depthwise";
   conv_case (b, 6, 5, 25, 6, 6, 3, 1, 1, TRUE);
 }
 
@@ -280,6 +314,7 @@ static void
 case_conv_direct_8x8 (Builder *b)
 {
   b->kernel = "conv_direct8x8";
+  b->gpu_kernel = "conv_direct4";
   conv_case (b, 3, 11, 35, 16, 1, 5, 2, 1, TRUE);
 }
 
@@ -287,6 +322,7 @@ static void
 case_conv_direct_8x8_grouped (Builder *b)
 {
   b->kernel = "conv_direct8x8";
+  b->gpu_kernel = "conv_direct4";
   conv_case (b, 4, 7, 9, 16, 2, 3, 1, 1, FALSE);
 }
 
@@ -321,6 +357,7 @@ case_conv_pointwise_x16 (Builder *b)
     constant (b, "b", 1, bd, -1, 1) };
 
   b->kernel = "conv_1x1_vec16";
+  b->gpu_kernel = "conv_1x1_tiled";
   output (b, op (b, "Conv", 3, ins));
 }
 
@@ -337,6 +374,7 @@ case_fused_pointwise_x16 (Builder *b)
   ClinferNode *sum = op (b, "Add", 2, add_in);
 
   b->kernel = "conv_1x1_vec16";
+  b->gpu_kernel = "conv_1x1_tiled";
   output (b, op (b, "Relu", 1, &sum));
 }
 
@@ -505,6 +543,42 @@ case_matmul (Builder *b)
   output (b, gemm);
 }
 
+/* Sizes that are no multiple of the 16x16 tiles of the GPU shapes: a
+ * batched MatMul (37x23 by 23x50) and a 1x1 conv with bias, residual and
+ * Clip (20 -> 35 channels over 9x7 pixels). */
+static void
+case_tiled (Builder *b)
+{
+  const int64_t ad[] = { 2, 37, 23 }, bd[] = { 23, 50 };
+  const int64_t xd[] = { 2, 20, 9, 7 }, wd[] = { 35, 20, 1, 1 }, cd[] = { 35 };
+  const int64_t zd[] = { 2, 35, 9, 7 };
+  ClinferNode *mm[2] = { input (b, "a", 3, ad), constant (b, "b", 2, bd, -1, 1) };
+  ClinferNode *cv[3] = { input (b, "x", 4, xd),
+    constant (b, "w", 4, wd, -0.5, 0.5), constant (b, "c", 1, cd, -1, 1) };
+  ClinferNode *conv, *sum, *clip;
+
+  b->gpu_kernel = "matmul_tiled";
+  output (b, op (b, "MatMul", 2, mm));
+  conv = op (b, "Conv", 3, cv);
+  sum = op (b, "Add", 2, (ClinferNode *[]) { conv, input (b, "z", 4, zd) });
+  clip = op (b, "Clip", 3, (ClinferNode *[]) { sum,
+        constant (b, "lo", 0, NULL, 0.0, 0.0),
+        constant (b, "hi", 0, NULL, 0.5, 0.5) });
+  output (b, clip);
+}
+
+/* The 1x1 of case_tiled alone, for the tiled kernel's name. */
+static void
+case_tiled_pointwise (Builder *b)
+{
+  const int64_t xd[] = { 1, 20, 9, 7 }, wd[] = { 35, 20, 1, 1 };
+  ClinferNode *ins[2] = { input (b, "x", 4, xd),
+    constant (b, "w", 4, wd, -0.5, 0.5) };
+
+  b->gpu_kernel = "conv_1x1_tiled";
+  output (b, op (b, "Conv", 2, ins));
+}
+
 static void
 case_reduce (Builder *b)
 {
@@ -658,6 +732,8 @@ static const struct {
   { "unary", case_unary },
   { "softmax", case_softmax },
   { "matmul-gemm", case_matmul },
+  { "tiled-matmul-conv-clip", case_tiled },
+  { "tiled-pointwise", case_tiled_pointwise },
   { "reduce", case_reduce },
   { "layout", case_layout },
   { "norms", case_norms },

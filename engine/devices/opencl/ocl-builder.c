@@ -68,6 +68,7 @@ launch_append (OclBuilder *b, cl_program program, const char *kernel)
   l->args = g_array_new (FALSE, TRUE, sizeof (OclArg));
   l->work_dim = 1;
   l->gws[0] = l->gws[1] = l->gws[2] = 1;
+  l->gpu_shaped = b->dev->core->gpu_shaped;
   g_ptr_array_add (b->impl->launches, l);
   if (b->impl->name == NULL)
     b->impl->name = g_strdup_printf ("ocl:%s", kernel);
@@ -219,6 +220,8 @@ clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1, size_t l2)
 void
 clinfer_ocl_launch_tile0 (OclLaunch *l, size_t tile)
 {
+  if (l->gpu_shaped)
+    tile = MAX (tile, 64);
   if (l->gws[0] <= tile / 2)
     return;
   l->gws[0] = (l->gws[0] + tile - 1) / tile * tile;

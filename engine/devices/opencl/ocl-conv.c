@@ -114,6 +114,60 @@ is_1x1 (const ConvGeom *g)
   return g->group == 1;
 }
 
+static size_t
+round16 (size_t v)
+{
+  return (v + 15) / 16 * 16;
+}
+
+/* GPU shapes (OclCore.gpu_shaped): one output (or 4 output channels) per
+ * work-item, consecutive work-items on consecutive pixels, work-groups of
+ * 64 or more; 1x1 convs as a GEMM with 16x16 tiles in local memory. */
+static gboolean
+conv_build_gpu (OclBuilder *b, const ClinferNode *node, const ConvGeom *g,
+    GError **error)
+{
+  const char *opts = clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0));
+  int out_sp = g->out[0] * g->out[1] * g->out[2];
+  int cin_g = g->cin / MAX (g->group, 1), cout_g = g->cout / MAX (g->group, 1);
+  gboolean depthwise = g->group == g->cin && g->group == g->cout
+      && g->in[0] == 1 && g->k[0] == 1;
+  gboolean by4 = !depthwise && cout_g % 4 == 0;
+  OclLaunch *l;
+
+  if (is_1x1 (g) && clinfer_ocl_core_can_tile16 (b->dev->core)) {
+    if (!(l = clinfer_ocl_launch_new (b, "conv", opts, "conv_1x1_tiled",
+                error)))
+      return FALSE;
+    tensor_args (l);
+    clinfer_ocl_arg_int (l, g->cin);
+    clinfer_ocl_arg_int (l, g->cout);
+    clinfer_ocl_arg_int (l, out_sp);
+    epilogue_args (l, node);
+    clinfer_ocl_launch_set_global (l, 3, round16 (out_sp), round16 (g->cout),
+        g->batch);
+    clinfer_ocl_launch_set_local (l, 16, 16, 1);
+    return TRUE;
+  }
+  if (!(l = clinfer_ocl_launch_new (b, "conv", opts, depthwise
+              ? "conv_depthwise" : by4 ? "conv_direct4" : "conv_direct", error)))
+    return FALSE;
+  tensor_args (l);
+  if (depthwise)
+    clinfer_ocl_arg_int (l, g->cout);
+  else {
+    clinfer_ocl_arg_int (l, cin_g);
+    clinfer_ocl_arg_int (l, g->cout);
+    clinfer_ocl_arg_int (l, cout_g);
+  }
+  geometry_args (l, g);
+  epilogue_args (l, node);
+  clinfer_ocl_launch_set_global (l, 3, out_sp, by4 ? g->cout / 4 : g->cout,
+      g->batch);
+  clinfer_ocl_launch_tile0 (l, 64);
+  return TRUE;
+}
+
 gboolean
 clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
 {
@@ -124,6 +178,8 @@ clinfer_ocl_conv_build (OclBuilder *b, const ClinferNode *node, GError **error)
 
   if (!conv_geom (node, &g, error))
     return FALSE;
+  if (b->dev->core->gpu_shaped)
+    return conv_build_gpu (b, node, &g, error);
   out_sp = g.out[0] * g.out[1] * g.out[2];
   cin_g = g.cin / MAX (g.group, 1);
   cout_g = g.cout / MAX (g.group, 1);

@@ -37,6 +37,15 @@ typedef struct {
   gsize base_align;          /* bytes, power of two, >= 64 */
   cl_ulong max_alloc;
   gsize max_work_group;
+  cl_device_type type;       /* CL_DEVICE_TYPE_GPU, _CPU, _ACCELERATOR */
+  cl_uint compute_units;
+  cl_ulong local_mem;        /* bytes of __local memory per work-group */
+  /* Kernel shapes (ocl-platform.c, clinfer_ocl_core_gpu_shaped ()): TRUE
+   * on GPUs and accelerators (one or few outputs per work-item, large
+   * work-groups, local-memory tiles), FALSE on CPU implementations (many
+   * outputs per work-item, small work-groups the compiler vectorises
+   * across). $CLINFER_OPENCL_KERNELS=gpu|cpu overrides it. */
+  gboolean gpu_shaped;
   GMutex lock;               /* guards @programs */
   GHashTable *programs;      /* "family\noptions" -> cl_program */
 } OclCore;
@@ -48,6 +57,9 @@ OclCore *clinfer_ocl_core_new_from_context (cl_context context, GError **error);
 OclCore *clinfer_ocl_core_new_from_queue (cl_command_queue queue, GError **error);
 OclCore *clinfer_ocl_core_ref (OclCore *core);
 void clinfer_ocl_core_unref (OclCore *core);
+/* TRUE when @core has the local memory and work-group size that the
+ * 16x16 local-memory tile kernels (conv_1x1_tiled, matmul_tiled) need. */
+gboolean clinfer_ocl_core_can_tile16 (const OclCore *core);
 /* One line: "GPU.0: <device> (<platform>, driver <version>)". */
 char *clinfer_ocl_core_describe (const OclCore *core);
 
@@ -120,6 +132,7 @@ typedef struct {
   /* COPY */
   guint src_port, dst_port;
   size_t src_offset, dst_offset, bytes;
+  gboolean gpu_shaped;       /* the core's kernel shapes (tile0 sizing) */
 } OclLaunch;
 
 typedef struct {
@@ -207,7 +220,9 @@ void clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1,
     size_t l2);
 /* Work-groups of @tile work-items along dimension 0 (the global size
  * rounded up: the kernel must bounds-check it); CPU runtimes vectorise
- * across a work-group. Call after set_global. */
+ * across a work-group. With GPU kernel shapes, at least 64 (two warps /
+ * one wavefront) unless the global size is smaller. Call after
+ * set_global. */
 void clinfer_ocl_launch_tile0 (OclLaunch *l, size_t tile);
 /* A device-side copy of @bytes from input @src_port to output @dst_port. */
 void clinfer_ocl_copy_new (OclBuilder *b, guint src_port, gsize src_offset,

@@ -31,8 +31,14 @@ static gboolean
 launch (OclBuilder *b, const ClinferNode *node, const MatmulArgs *m,
     GError **error)
 {
+  /* GPU shapes: 16x16 tiles in local memory when the output has whole
+   * tiles' worth of rows and columns (a matrix-vector product would leave
+   * 15 of 16 work-items idle). */
+  gboolean tiled = b->dev->core->gpu_shaped && m->M >= 16 && m->N >= 16
+      && clinfer_ocl_core_can_tile16 (b->dev->core);
   OclLaunch *l = clinfer_ocl_launch_new (b, "matmul",
-      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)), "matmul", error);
+      clinfer_ocl_data_options (clinfer_ocl_in_type (node, 0)),
+      tiled ? "matmul_tiled" : "matmul", error);
 
   if (l == NULL)
     return FALSE;
@@ -56,7 +62,12 @@ launch (OclBuilder *b, const ClinferNode *node, const MatmulArgs *m,
   clinfer_ocl_arg_int8 (l, m->bdims, 8);
   clinfer_ocl_arg_int8 (l, m->ab, 8);
   clinfer_ocl_arg_int8 (l, m->bb, 8);
-  clinfer_ocl_launch_set_global (l, 3, m->N, m->M, m->batch);
+  if (tiled) {
+    clinfer_ocl_launch_set_global (l, 3, (m->N + 15) / 16 * 16,
+        (m->M + 15) / 16 * 16, m->batch);
+    clinfer_ocl_launch_set_local (l, 16, 16, 1);
+  } else
+    clinfer_ocl_launch_set_global (l, 3, m->N, m->M, m->batch);
   return TRUE;
 }
 

@@ -213,6 +213,32 @@ round_pow2 (gsize v)
   return p;
 }
 
+/* GPU kernel shapes for GPUs and accelerators, CPU ones for CPU
+ * implementations; $CLINFER_OPENCL_KERNELS=gpu or cpu forces one (tests
+ * run the GPU shapes on PoCL, Intel's CPU runtime and oclgrind). */
+static gboolean
+gpu_shaped (cl_device_type type)
+{
+  const char *force = g_getenv ("CLINFER_OPENCL_KERNELS");
+
+  if (g_strcmp0 (force, "gpu") == 0)
+    return TRUE;
+  if (g_strcmp0 (force, "cpu") == 0)
+    return FALSE;
+  if (force && *force)
+    g_warning ("CLINFER_OPENCL_KERNELS=%s: expected gpu or cpu; ignored",
+        force);
+  /* oclgrind says GPU, CPU and accelerator at once: the GPU bit wins. */
+  return (type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) != 0
+      || (type & CL_DEVICE_TYPE_CPU) == 0;
+}
+
+gboolean
+clinfer_ocl_core_can_tile16 (const OclCore *core)
+{
+  return core->max_work_group >= 256 && core->local_mem >= 4096;
+}
+
 /* Reads the device facts into @core (device and platform set). */
 static void
 core_fill_info (OclCore *core)
@@ -234,6 +260,13 @@ core_fill_info (OclCore *core)
   clGetDeviceInfo (core->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof (wg),
       &wg, NULL);
   core->max_work_group = wg ? wg : 1;
+  clGetDeviceInfo (core->device, CL_DEVICE_TYPE, sizeof (core->type),
+      &core->type, NULL);
+  clGetDeviceInfo (core->device, CL_DEVICE_MAX_COMPUTE_UNITS,
+      sizeof (core->compute_units), &core->compute_units, NULL);
+  clGetDeviceInfo (core->device, CL_DEVICE_LOCAL_MEM_SIZE,
+      sizeof (core->local_mem), &core->local_mem, NULL);
+  core->gpu_shaped = gpu_shaped (core->type);
   core->unified_memory = unified == CL_TRUE;
   core->fp16 = has_fp16 (core->device);
   /* CLINFER_OPENCL_DISABLE_FP64=1 hides cl_khr_fp64 (tests: the f64 ops'

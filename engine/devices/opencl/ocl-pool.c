@@ -171,7 +171,9 @@ clinfer_ocl_pool_build (OclBuilder *b, const ClinferNode *node, GError **error)
     memcpy (p[6], pe, sizeof (pe));
     return pool_typed (b, node, p, mode, has_idx, order == 1, error);
   }
+  /* 8 outputs per work-item suit CPU implementations; GPUs take one. */
   if (is_max && !has_idx && win.n == 2 && out[2] % 8 == 0 && pb[2] == 0
+      && !b->dev->core->gpu_shaped
       && (out[2] - 1) * s[2] + (k[2] - 1) * d[2] < in[2])
     return pool_max8 (b, node, in, out, k, s, d, pb, error);
   l = clinfer_ocl_launch_new (b, "pool",
