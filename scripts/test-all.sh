@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds clinfer four ways and runs the tests: the
-# whole suite on a release build with -Dwerror=true (build-release/); the
+# whole suite on a release build with -Dwerror=true (build-release/), with
+# PoCL (and oclgrind, suite oclgrind) as the OpenCL platforms, then its GPU
+# suites (opencl, opencl-conformance) again on Intel's OpenCL CPU runtime
+# (scripts/setup-intel-opencl.sh: wheels from PyPI, ~400 MB in
+# ~/.cache/clinfer/intel-opencl); the
 # unit, golden, error, element and conformance-sample suites on an
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/); the
 # goldens and the conformance sample with oneDNN and OpenCL disabled
@@ -9,7 +13,9 @@
 # both run this script, so they cannot drift apart.
 #
 # Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off] [--no-fuzz]
+#                             [--no-intel-opencl]
 #   --no-deps  skip scripts/install-deps.sh
+#   --no-intel-opencl  skip the GPU suites on Intel's OpenCL CPU runtime
 #   --no-asan  skip the sanitizer build
 #   --no-onednn-off  skip the third build with -Donednn=disabled (goldens and
 #              conformance sample on the portable C kernels, build-no-onednn/)
@@ -31,12 +37,14 @@ run_deps=1
 run_asan=1
 run_no_onednn=1
 run_fuzz=1
+run_intel=1
 for arg in "$@"; do
   case "$arg" in
     --no-deps) run_deps=0 ;;
     --no-asan) run_asan=0 ;;
     --no-onednn-off) run_no_onednn=0 ;;
     --no-fuzz) run_fuzz=0 ;;
+    --no-intel-opencl) run_intel=0 ;;
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "test-all.sh: unknown argument '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -61,14 +69,15 @@ configure() {
 }
 
 # meson test, keeping going on failure; the log is removed first so a run
-# that starts no test cannot leave an old result behind.
+# that starts no test cannot leave an old result behind. LOGBASE (default
+# testlog) names the log, for a second run in the same folder.
 run_tests() {
-  local dir=$1
+  local dir=$1 logbase=${LOGBASE:-testlog}
   shift
-  rm -f "$dir/meson-logs/testlog.json"
-  logs+=("$dir/meson-logs/testlog.json")
-  echo "==> meson test -C $dir $*"
-  if ! meson test -C "$dir" "$@"; then
+  rm -f "$dir/meson-logs/$logbase.json"
+  logs+=("$dir/meson-logs/$logbase.json")
+  echo "==> meson test -C $dir --logbase $logbase $*"
+  if ! meson test -C "$dir" --logbase "$logbase" "$@"; then
     status=1
   fi
 }
@@ -86,6 +95,26 @@ if configure build-release --buildtype=release -Dwerror=true && ninja -C build-r
 else
   echo "test-all.sh: release build failed" >&2
   status=1
+fi
+
+# The GPU suites again on a second production OpenCL implementation: Intel's
+# OpenCL CPU runtime (it has cl_khr_fp16 and cl_khr_fp64, and compiles
+# kernels with another compiler than PoCL's). Its env replaces the system's
+# ICD list, so only that platform is seen.
+if [ "$run_intel" -eq 1 ] && [ -d build-release/tests/opencl ]; then
+  echo "==> GPU suites on Intel's OpenCL CPU runtime (build-release, log intel-opencl)"
+  if intel_env=$(scripts/setup-intel-opencl.sh --print-env); then
+    (
+      eval "$intel_env"
+      LOGBASE=intel-opencl run_tests build-release --suite opencl \
+        --suite opencl-conformance --print-errorlogs --num-processes 2 --no-rebuild
+      exit "$status"
+    ) || status=1
+    logs+=("build-release/meson-logs/intel-opencl.json")
+  else
+    echo "test-all.sh: setting up Intel's OpenCL CPU runtime failed (--no-intel-opencl skips)" >&2
+    status=1
+  fi
 fi
 
 if [ "$run_asan" -eq 1 ]; then
