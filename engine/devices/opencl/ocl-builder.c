@@ -69,6 +69,7 @@ launch_append (OclBuilder *b, cl_program program, const char *kernel)
   l->work_dim = 1;
   l->gws[0] = l->gws[1] = l->gws[2] = 1;
   l->gpu_shaped = b->dev->core->gpu_shaped;
+  l->max_work_group = b->dev->core->max_work_group;
   g_ptr_array_add (b->impl->launches, l);
   if (b->impl->name == NULL)
     b->impl->name = g_strdup_printf ("ocl:%s", kernel);
@@ -222,6 +223,9 @@ clinfer_ocl_launch_tile0 (OclLaunch *l, size_t tile)
 {
   if (l->gpu_shaped)
     tile = MAX (tile, 64);
+  /* A device with small work-groups: the largest power of two it takes. */
+  while (tile > 1 && tile > l->max_work_group)
+    tile /= 2;
   if (l->gws[0] <= tile / 2)
     return;
   l->gws[0] = (l->gws[0] + tile - 1) / tile * tile;

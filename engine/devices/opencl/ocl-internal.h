@@ -133,6 +133,7 @@ typedef struct {
   guint src_port, dst_port;
   size_t src_offset, dst_offset, bytes;
   gboolean gpu_shaped;       /* the core's kernel shapes (tile0 sizing) */
+  gsize max_work_group;      /* the device's limit (tile0 sizing) */
 } OclLaunch;
 
 typedef struct {

@@ -296,6 +296,31 @@ create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
   return ok;
 }
 
+/* A launch's work-group must fit the kernel's limit on this device
+ * (CL_KERNEL_WORK_GROUP_SIZE: the device's, or less for a kernel that
+ * needs many registers): said here, by name, rather than as
+ * CL_INVALID_WORK_GROUP_SIZE at the first enqueue. */
+static gboolean
+check_work_group (OclRun *r, const OclLaunch *l, cl_kernel k, GError **error)
+{
+  size_t limit = 0, want = 1;
+
+  if (!l->has_lws)
+    return TRUE;
+  for (guint d = 0; d < l->work_dim; d++)
+    want *= l->lws[d];
+  if (clGetKernelWorkGroupInfo (k, r->dev->core->device,
+          CL_KERNEL_WORK_GROUP_SIZE, sizeof (limit), &limit, NULL)
+      != CL_SUCCESS || want <= limit)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+      "kernel %s needs work-groups of %" G_GSIZE_FORMAT " work-items; "
+      "%s allows %" G_GSIZE_FORMAT " for it (CLINFER_OPENCL_KERNELS=cpu "
+      "selects kernels with smaller work-groups)", l->kernel_name, want,
+      r->dev->core->device_name, limit);
+  return FALSE;
+}
+
 /* Scratch buffers and kernel objects per launch of @impl, with their
  * constant arguments set. */
 static gboolean
@@ -323,7 +348,8 @@ create_step_objects (OclRun *r, OclStepImpl *impl, StepObjects *o,
     if (l->kind != OCL_LAUNCH_KERNEL)
       continue;
     k = (*kernels)[j] = clCreateKernel (l->program, l->kernel_name, &err);
-    if (!clinfer_ocl_check (err, l->kernel_name, error))
+    if (!clinfer_ocl_check (err, l->kernel_name, error)
+        || !check_work_group (r, l, k, error))
       return FALSE;
     for (guint a = 0; a < l->args->len && err == CL_SUCCESS; a++) {
       OclArg *arg = &g_array_index (l->args, OclArg, a);
