@@ -255,9 +255,11 @@ gst_clinfer_preprocess_ocl_free (GstClinferPreprocess * pp)
 {
   GstClinferPreprocessOcl *self = (GstClinferPreprocessOcl *) pp;
 
-  g_clear_pointer (&self->input, clinfer_remote_tensor_unref);
+  /* The kernel first: its arguments name the input tensor's buffer and
+   * the taps. */
   if (self->kernel != NULL)
     clReleaseKernel (self->kernel);
+  g_clear_pointer (&self->input, clinfer_remote_tensor_unref);
   if (self->xtaps != NULL)
     clReleaseMemObject (self->xtaps);
   if (self->ytaps != NULL)
