@@ -167,6 +167,57 @@ unary (__global const data_t *x, __global data_t *y, int n, int op, float a,
   STORE (y, i, unary_op (op, LOAD (x, i), a, b));
 }
 
+/* com.clinfer EltwiseChain (engine/ops/eltwise-chain.h): up to 8 ops in
+ * a row on one value per work-item, the other operands from x1..x3 (same
+ * shape as x0) or constants; one launch instead of one per node. The op
+ * codes are ClinferChainOp's; @operands as the node's attribute. The
+ * switch is uniform across the work-items, so a GPU does not diverge. */
+__kernel void
+ew_chain (__global const data_t *x0, __global const data_t *x1,
+    __global const data_t *x2, __global const data_t *x3, __global data_t *y,
+    int n, int n_ops, int8 ops8, int8 operands8, float8 a8, float8 b8)
+{
+  int i = get_global_id (0);
+  if (i >= n)
+    return;
+  int ops[8], operands[8];
+  float av[8], bv[8];
+  vstore8 (ops8, 0, ops);
+  vstore8 (operands8, 0, operands);
+  vstore8 (a8, 0, av);
+  vstore8 (b8, 0, bv);
+  float v = LOAD (x0, i);
+
+  for (int k = 0; k < n_ops; k++) {
+    int s = operands[k] & 15;
+    float t = s == 1 ? LOAD (x1, i) : s == 2 ? LOAD (x2, i)
+        : s == 3 ? LOAD (x3, i) : av[k];
+    float p = operands[k] & 16 ? t : v, q = operands[k] & 16 ? v : t;
+    float a = av[k], b = bv[k];
+    switch (ops[k]) {
+      case 0: v = p + q; break;
+      case 1: v = p - q; break;
+      case 2: v = p * q; break;
+      case 3: v = p / q; break;
+      case 4: v = isnan (p) || isnan (q) ? NAN : fmax (p, q); break;
+      case 5: v = isnan (p) || isnan (q) ? NAN : fmin (p, q); break;
+      case 6: v = v > 0.0f ? v : 0.0f; break;
+      case 7: v = v < a ? a : (v > b ? b : v); break;
+      case 8: v = 1.0f / (1.0f + exp (-v)); break;
+      case 9: v = tanh (v); break;
+      case 10: v = v >= 0.0f ? v : a * v; break;
+      case 11: v = fmax (0.0f, fmin (1.0f, a * v + b)); break;
+      case 12: v = v * fmax (0.0f, fmin (1.0f, v / 6.0f + 0.5f)); break;
+      case 13: v = exp (v); break;
+      case 14: v = -v; break;
+      case 15: v = fabs (v); break;
+      case 16: v = sqrt (v); break;
+      default: break;
+    }
+  }
+  STORE (y, i, v);
+}
+
 /* BatchNormalization (inference) folded on the host into y = x * scale[c]
  * + shift[c] over [outer, channels, inner]. */
 __kernel void

@@ -246,6 +246,8 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
     clinfer_graph_get_opset (c->model->graph, "") };
   gint64 t0 = g_get_monotonic_time ();
 
+  ctx.fuse_eltwise_chains = c->device->klass->fuses_eltwise_chains
+      || g_strcmp0 (g_getenv ("CLINFER_FUSE_ELTWISE_CHAINS"), "1") == 0;
   plan->graph = clinfer_graph_copy (c->model->graph);
   plan->n_inputs = plan->graph->inputs->len;
   plan->input_shapes = g_new0 (ClinferShape, MAX (plan->n_inputs, 1));

@@ -95,6 +95,10 @@ struct _ClinferDeviceClass {
       ClinferElementType type, const ClinferShape *shape,
       const int64_t *strides, gpointer host, GDestroyNotify destroy,
       gpointer user_data, gpointer handle, GError **error);
+  /* The compile pass fuse-eltwise-chain runs for this device: it runs a
+   * com.clinfer EltwiseChain in one kernel (cheaper than a launch per
+   * node). */
+  gboolean fuses_eltwise_chains;
 };
 
 /* Base initialisation for a device's open(). */

@@ -99,6 +99,7 @@ extern const ClinferOpDef clinfer_ops_conv[];
 extern const ClinferOpDef clinfer_ops_pool[];
 extern const ClinferOpDef clinfer_ops_shape[];
 extern const ClinferOpDef clinfer_ops_fused[];
+extern const ClinferOpDef clinfer_ops_eltwise_chain[];
 extern const ClinferOpDef clinfer_ops_activation[];
 extern const ClinferOpDef clinfer_ops_logic[];
 extern const ClinferOpDef clinfer_ops_reduce[];

@@ -11,6 +11,7 @@ static const ClinferOpDef *const families[] = {
   clinfer_ops_pool,
   clinfer_ops_shape,
   clinfer_ops_fused,
+  clinfer_ops_eltwise_chain,
   clinfer_ops_activation,
   clinfer_ops_logic,
   clinfer_ops_reduce,

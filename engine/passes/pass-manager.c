@@ -34,6 +34,11 @@ static const ClinferPass passes[] = {
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
     "LeakyRelu] chains into one FusedConv node (compile only, not run by "
     "clinfer-convert)", FALSE, clinfer_pass_fuse_conv, TRUE },
+  { "fuse-eltwise-chain", "merge runs of element-wise nodes (activations, "
+    "arithmetic with a constant or a same-shape tensor) into one "
+    "EltwiseChain node, for devices that launch one kernel per node (the "
+    "GPU device; compile only)", FALSE, clinfer_pass_fuse_eltwise_chain,
+    TRUE },
 };
 
 static const char *pass_names[G_N_ELEMENTS (passes) + 1];

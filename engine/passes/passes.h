@@ -15,6 +15,9 @@ typedef struct {
   /* Converting to a file (clinfer-convert), not compiling: passes that
    * only help a device (fusions into engine-private ops) are skipped. */
   gboolean for_export;
+  /* The device runs com.clinfer EltwiseChain nodes well: the
+   * fuse-eltwise-chain pass makes them (ClinferDeviceClass). */
+  gboolean fuse_eltwise_chains;
 } ClinferPassContext;
 
 typedef struct {
@@ -40,6 +43,8 @@ gboolean clinfer_pass_infer_shapes (ClinferGraph *graph,
 gboolean clinfer_pass_fold_constants (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_remove_dead_nodes (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_eltwise_chain (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);

@@ -18,7 +18,12 @@
  * becomes one LayerNormalization (with scale and bias, scale only, none;
  * Pow or Mul squares; reduction axes as an input from opset 18) with the
  * same result, also run by the CPU device's kernel; a deviation used
- * elsewhere or a mean over another axis is left alone. */
+ * elsewhere or a mean over another axis is left alone.
+ * And of fuse-eltwise-chain: runs of element-wise nodes become
+ * EltwiseChain nodes (at most 8 links, tensor operands of the chain's
+ * shape, either operand order) whose reference eval gives the same
+ * result; a value read elsewhere or broadcast ends a chain; without the
+ * device's request the pass does nothing. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -505,6 +510,90 @@ mean_over (ClinferGraph *g, const char *name, ClinferNode *x, int64_t axis,
   return n;
 }
 
+typedef enum {
+  CHAIN_LONG,                /* 10 links: a chain of 8, then one of 2 */
+  CHAIN_SHARED,              /* an inner value is a graph output: 2 chains */
+  CHAIN_BROADCAST,           /* a per-channel Mul in the middle: 2 chains */
+  CHAIN_NOT_ASKED,           /* the device did not ask: nothing changes */
+} ChainForm;
+
+static ClinferNode *
+unary (ClinferGraph *g, const char *op, const char *name, ClinferNode *x)
+{
+  return op_test_node (g, op, "", name, 1, &x, 1);
+}
+
+static void
+test_eltwise_chain (gconstpointer data)
+{
+  ChainForm form = GPOINTER_TO_INT (data);
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  g_autoptr (ClinferGraph) g = op_test_graph (13);
+  ClinferPassContext ctx = { NULL, 13 };
+  int64_t xd[] = { 2, 3, 4, 5 }, cd[] = { 1, 3, 1, 1 };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) t = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) u = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) c = op_test_random (rand, 4, cd);
+  g_autoptr (ClinferTensor) before = NULL, after = NULL;
+  ClinferTensor *inputs[3] = { x, t, u };
+  ClinferNode *in, *tin, *uin, *v, *clip_in[3], *clip;
+  gboolean changed = FALSE;
+  GError *err = NULL;
+  guint want_chains = form == CHAIN_NOT_ASKED ? 0 : 2;
+
+  ctx.fuse_eltwise_chains = form != CHAIN_NOT_ASKED;
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  tin = clinfer_graph_add_input (g, "t", CLINFER_TYPE_F32, &xs);
+  uin = clinfer_graph_add_input (g, "u", CLINFER_TYPE_F32, &xs);
+  v = binary (g, "Add", "add", in, tin);
+  clip_in[0] = v;
+  clip_in[1] = scalar (g, "lo", -0.5f);
+  clip_in[2] = scalar (g, "hi", 0.75f);
+  clip = op_test_node (g, "Clip", "", "clip", 3, clip_in, 1);
+  v = binary (g, "Sub", "sub", scalar (g, "quarter", 0.25f), clip);
+  v = form == CHAIN_BROADCAST
+      ? binary (g, "Mul", "mul", v, op_test_constant (g, "c", CLINFER_TYPE_F32,
+              4, cd, clinfer_tensor_get_data (c)))
+      : binary (g, "Sub", "usub", uin, v);
+  v = unary (g, "Tanh", "tanh", v);
+  v = binary (g, "Div", "div", v, scalar (g, "three", 3.f));
+  v = unary (g, "LeakyRelu", "leaky", v);
+  clinfer_node_set_attr (v, "alpha", clinfer_attr_new_float (0.1f));
+  v = binary (g, "Mul", "tmul", tin, v);
+  v = unary (g, "HardSwish", "hswish", v);
+  v->opset = 14;
+  v = unary (g, "Sigmoid", "sigmoid", v);
+  clinfer_graph_add_output (g, (ClinferPortRef) { v, 0 }, "y");
+  if (form == CHAIN_SHARED)
+    clinfer_graph_add_output (g, (ClinferPortRef) { clip, 0 }, "clip");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_fuse_eltwise_chain (g, &ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (changed, ==, want_chains > 0);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (count_ops (g, "EltwiseChain"), ==, want_chains);
+  if (form == CHAIN_LONG) {
+    /* Add .. the Mul by t (8 links; t read twice, one input), then
+     * HardSwish and Sigmoid. */
+    const ClinferNode *y = g_array_index (g->outputs, ClinferGraphOutput,
+        0).ref.node;
+    g_assert_cmpstr (y->op_type, ==, "EltwiseChain");
+    g_assert_cmpuint (y->n_inputs, ==, 1);
+    g_assert_cmpstr (y->inputs[0].node->op_type, ==, "EltwiseChain");
+    g_assert_cmpuint (y->inputs[0].node->n_inputs, ==, 3);
+    g_assert_cmpuint (count_ops (g, "Tanh") + count_ops (g, "Clip"), ==, 0);
+  }
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, "fuse-eltwise-chain");
+}
+
 static void
 test_layernorm (gconstpointer data)
 {
@@ -590,7 +679,15 @@ main (int argc, char **argv)
   static const char *const ln_names[] = { "full", "scale-mul-square", "bare",
     "axes-input", "shared-deviation-not-fused", "other-axis-not-fused" };
 
+  static const char *const chain_names[] = { "long", "shared-value",
+    "broadcast-operand", "not-asked" };
+
   g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (chain_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/fuse-eltwise-chain/%s",
+        chain_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_eltwise_chain);
+  }
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++) {
     g_autofree char *path = g_strdup_printf ("/passes/fuse-hardswish/%s", names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_form);

@@ -567,6 +567,30 @@ case_tiled (Builder *b)
   output (b, clip);
 }
 
+/* Element-wise nodes in a row: one EltwiseChain (pass fuse-eltwise-chain,
+ * GPU device only) run by ew_chain, against the CPU device's nodes one by
+ * one: a tensor operand (t) twice, a scalar first (0.25 - v), Clip with
+ * constant bounds, Sigmoid, a division, HardSwish. */
+static void
+case_eltwise_chain (Builder *b)
+{
+  const int64_t d[] = { 2, 3, 7, 11 };
+  ClinferNode *x = input (b, "x", 4, d), *t = input (b, "t", 4, d), *v;
+
+  b->kernel = b->gpu_kernel = "ew_chain";
+  v = op (b, "Add", 2, (ClinferNode *[]) { x, t });
+  v = op (b, "Clip", 3, (ClinferNode *[]) { v,
+        constant (b, "lo", 0, NULL, -0.5, -0.5),
+        constant (b, "hi", 0, NULL, 0.75, 0.75) });
+  v = op (b, "Sub", 2, (ClinferNode *[]) {
+        constant (b, "quarter", 0, NULL, 0.25, 0.25), v });
+  v = op (b, "Mul", 2, (ClinferNode *[]) { v, t });
+  v = op (b, "Sigmoid", 1, &v);
+  v = op (b, "Div", 2, (ClinferNode *[]) { v,
+        constant (b, "three", 0, NULL, 3.0, 3.0) });
+  output (b, op (b, "HardSwish", 1, &v));
+}
+
 /* The 1x1 of case_tiled alone, for the tiled kernel's name. */
 static void
 case_tiled_pointwise (Builder *b)
@@ -734,6 +758,7 @@ static const struct {
   { "matmul-gemm", case_matmul },
   { "tiled-matmul-conv-clip", case_tiled },
   { "tiled-pointwise", case_tiled_pointwise },
+  { "eltwise-chain", case_eltwise_chain },
   { "reduce", case_reduce },
   { "layout", case_layout },
   { "norms", case_norms },

@@ -244,6 +244,7 @@ const ClinferDeviceClass clinfer_opencl_device_class = {
   .run = clinfer_ocl_run,
   .handles_op_type = ocl_handles_op_type,
   .create_remote = clinfer_ocl_create_remote,
+  .fuses_eltwise_chains = TRUE,
 };
 
 /* ---------------------------------------------------------------- */

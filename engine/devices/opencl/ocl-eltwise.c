@@ -5,6 +5,7 @@
  * on the device, kernels/norm.cl, with training mode's batch statistics).
  * f32 and f16, computed in float; other types go to ocl-binary.c. */
 #include "devices/opencl/ocl-internal.h"
+#include "ops/eltwise-chain.h"
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -661,5 +662,56 @@ clinfer_ocl_classify_build (OclBuilder *b, const ClinferNode *node,
   clinfer_ocl_arg_int (l, neg != 0);
   clinfer_ocl_arg_int (l, pos != 0);
   clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  return TRUE;
+}
+
+/* ---- com.clinfer EltwiseChain (kernels/eltwise.cl ew_chain) ---- */
+
+gboolean
+clinfer_ocl_eltwise_chain_supports (const OclDevice *dev,
+    const ClinferNode *node, const char **reason)
+{
+  if (!clinfer_ocl_float_type (node->outputs[0].type)) {
+    *reason = "element type is not f32 or f16";
+    return FALSE;
+  }
+  if (clinfer_shape_n_elements (&node->outputs[0].shape) > G_MAXINT32) {
+    *reason = "more than 2^31 elements";
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_ocl_eltwise_chain_build (OclBuilder *b, const ClinferNode *node,
+    GError **error)
+{
+  const ClinferChain *c = node->op_data;
+  int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
+  int ops[8] = { 0 }, operands[8] = { 0 };
+  float a[8] = { 0 }, bv[8] = { 0 };
+  OclLaunch *l;
+
+  for (guint k = 0; k < c->n_ops; k++) {
+    ops[k] = c->op[k];
+    operands[k] = c->operand[k];
+    a[k] = c->a[k];
+    bv[k] = c->b[k];
+  }
+  l = clinfer_ocl_launch_new (b, "eltwise",
+      clinfer_ocl_data_options (node->outputs[0].type), "ew_chain", error);
+  if (l == NULL)
+    return FALSE;
+  for (guint i = 0; i < CLINFER_CHAIN_MAX_INPUTS; i++)
+    clinfer_ocl_arg_input (l, i);          /* absent: NULL, never read */
+  clinfer_ocl_arg_output (l, 0);
+  clinfer_ocl_arg_int (l, (int) n);
+  clinfer_ocl_arg_int (l, (int) c->n_ops);
+  clinfer_ocl_arg_int8 (l, ops, 8);
+  clinfer_ocl_arg_int8 (l, operands, 8);
+  clinfer_ocl_arg_raw (l, a, sizeof (a));
+  clinfer_ocl_arg_raw (l, bv, sizeof (bv));
+  clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
+  clinfer_ocl_launch_tile0 (l, 64);
   return TRUE;
 }

@@ -372,6 +372,7 @@ OCL_DECLARE_FAMILY (cumsum_axis)
 OCL_DECLARE_FAMILY (range)
 OCL_DECLARE_FAMILY (constant_of_shape)
 OCL_DECLARE_FAMILY (onehot)
+OCL_DECLARE_FAMILY (eltwise_chain)
 
 /* ---- remote tensors (ocl-remote.c) ---- */
 

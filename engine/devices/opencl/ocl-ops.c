@@ -8,6 +8,7 @@
 const OclOpEntry clinfer_ocl_ops[] = {
   { "", "Conv", FAMILY (conv) },
   { "com.clinfer", "FusedConv", FAMILY (conv) },
+  { "com.clinfer", "EltwiseChain", FAMILY (eltwise_chain) },
   { "", "ConvTranspose", FAMILY (conv_transpose) },
   { "", "MaxPool", FAMILY (pool) },
   { "", "AveragePool", FAMILY (pool) },
