@@ -82,17 +82,21 @@ def main(argv):
         if cache:
             env["CLINFER_CACHE_DIR"] = cache + "-oclgrind"
         proc = subprocess.run(argv[1:], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
+                              stderr=subprocess.PIPE,
                               universal_newlines=True, errors="replace")
+    # Passed through as they came (stdout may be TAP); oclgrind writes its
+    # reports to stderr.
     sys.stdout.write(proc.stdout)
-    reports = find_reports(proc.stdout.splitlines())
+    sys.stderr.write(proc.stderr)
+    reports = find_reports(proc.stderr.splitlines())
+    reports += find_reports(proc.stdout.splitlines())
     if reports:
-        print("with-oclgrind.py: oclgrind reported %d error(s); first: %s"
-              % (len(reports), reports[0].strip()))
+        sys.stderr.write("with-oclgrind.py: oclgrind reported %d error(s); "
+                         "first: %s\n" % (len(reports), reports[0].strip()))
         return 1
     if proc.returncode != 0:
-        print("with-oclgrind.py: command exited with status %d"
-              % proc.returncode)
+        sys.stderr.write("with-oclgrind.py: command exited with status %d\n"
+                         % proc.returncode)
     return proc.returncode
 
 
