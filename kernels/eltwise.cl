@@ -171,7 +171,9 @@ unary (__global const data_t *x, __global data_t *y, int n, int op, float a,
  * a row on one value per work-item, the other operands from x1..x3 (same
  * shape as x0) or constants; one launch instead of one per node. The op
  * codes are ClinferChainOp's; @operands as the node's attribute. The
- * switch is uniform across the work-items, so a GPU does not diverge. */
+ * switch is uniform across the work-items, so a GPU does not diverge.
+ * The operand is picked with if/else: oclgrind computed a reversed tensor
+ * operand as 0 through the equivalent nested ?: and & form. */
 __kernel void
 ew_chain (__global const data_t *x0, __global const data_t *x1,
     __global const data_t *x2, __global const data_t *x3, __global data_t *y,
@@ -189,11 +191,19 @@ ew_chain (__global const data_t *x0, __global const data_t *x1,
   float v = LOAD (x0, i);
 
   for (int k = 0; k < n_ops; k++) {
-    int s = operands[k] & 15;
-    float t = s == 1 ? LOAD (x1, i) : s == 2 ? LOAD (x2, i)
-        : s == 3 ? LOAD (x3, i) : av[k];
-    float p = operands[k] & 16 ? t : v, q = operands[k] & 16 ? v : t;
-    float a = av[k], b = bv[k];
+    int s = operands[k] % 16;
+    float a = av[k], b = bv[k], t = a, p = v, q;
+    if (s == 1)
+      t = LOAD (x1, i);
+    else if (s == 2)
+      t = LOAD (x2, i);
+    else if (s == 3)
+      t = LOAD (x3, i);
+    q = t;
+    if (operands[k] >= 16) {
+      p = t;
+      q = v;
+    }
     switch (ops[k]) {
       case 0: v = p + q; break;
       case 1: v = p - q; break;

@@ -569,8 +569,9 @@ case_tiled (Builder *b)
 
 /* Element-wise nodes in a row: one EltwiseChain (pass fuse-eltwise-chain,
  * GPU device only) run by ew_chain, against the CPU device's nodes one by
- * one: a tensor operand (t) twice, a scalar first (0.25 - v), Clip with
- * constant bounds, Sigmoid, a division, HardSwish. */
+ * one: a tensor operand (t) twice, a scalar first (0.25 - v), the chain's
+ * input as a reversed operand, Clip with constant bounds, Sigmoid, a
+ * division, HardSwish. */
 static void
 case_eltwise_chain (Builder *b)
 {
@@ -585,6 +586,9 @@ case_eltwise_chain (Builder *b)
   v = op (b, "Sub", 2, (ClinferNode *[]) {
         constant (b, "quarter", 0, NULL, 0.25, 0.25), v });
   v = op (b, "Mul", 2, (ClinferNode *[]) { v, t });
+  /* The chain's own input as a reversed operand (x - v): a third input
+   * bound to x's buffer again. */
+  v = op (b, "Sub", 2, (ClinferNode *[]) { x, v });
   v = op (b, "Sigmoid", 1, &v);
   v = op (b, "Div", 2, (ClinferNode *[]) { v,
         constant (b, "three", 0, NULL, 3.0, 3.0) });

@@ -702,8 +702,10 @@ clinfer_ocl_eltwise_chain_build (OclBuilder *b, const ClinferNode *node,
       clinfer_ocl_data_options (node->outputs[0].type), "ew_chain", error);
   if (l == NULL)
     return FALSE;
+  /* Absent operands are bound to x0 (never read): no NULL pointer a
+   * compiler could load from speculatively. */
   for (guint i = 0; i < CLINFER_CHAIN_MAX_INPUTS; i++)
-    clinfer_ocl_arg_input (l, i);          /* absent: NULL, never read */
+    clinfer_ocl_arg_input (l, i < node->n_inputs ? i : 0);
   clinfer_ocl_arg_output (l, 0);
   clinfer_ocl_arg_int (l, (int) n);
   clinfer_ocl_arg_int (l, (int) c->n_ops);
