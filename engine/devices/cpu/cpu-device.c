@@ -52,6 +52,8 @@ clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *st,
 {
   ClinferCpuKernelFactory factory;
 
+  /* A name left by the oneDNN plan for a step it tried and gave back. */
+  g_clear_pointer (&st->kernel.name, g_free);
   if (!st->dynamic && !clinfer_op_def_is_custom (st->node->def)
       && (factory = clinfer_cpu_kernel_lookup (st->node))) {
     GError *local = NULL;
@@ -61,6 +63,7 @@ clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *st,
       g_propagate_prefixed_error (error, local, "%s: ", origin);
       return FALSE;
     }
+    g_free (st->kernel.name);
     memset (&st->kernel, 0, sizeof (st->kernel));
   }
   if (st->node->def->eval == NULL && st->node->def->eval_alloc == NULL) {
