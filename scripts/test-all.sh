@@ -5,7 +5,7 @@
 # suites (opencl, opencl-conformance) again on Intel's OpenCL CPU runtime
 # (scripts/setup-intel-opencl.sh: wheels from PyPI, ~400 MB in
 # ~/.cache/clinfer/intel-opencl); the
-# unit, golden, error, element and conformance-sample suites on an
+# unit, golden, error, element, opencl (on PoCL) and conformance-sample suites on an
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/); the
 # goldens and the conformance sample with oneDNN and OpenCL disabled
 # (build-no-onednn/); and a clang build running the IR reader's libFuzzer
@@ -21,7 +21,7 @@
 #              conformance sample on the portable C kernels, build-no-onednn/)
 #   --no-fuzz  skip the clang build (build-fuzz/) and its 60 s libFuzzer run of
 #              the IR reader (suite fuzz)
-# Environment: CLINFER_ASAN_SUITES (default "unit golden error element conformance-sample") picks the
+# Environment: CLINFER_ASAN_SUITES (default "unit golden error element opencl conformance-sample") picks the
 # suites run under the sanitizers; suites with no test are left out.
 #
 # The last line printed is always `N passed, M failed[, K skipped]`, counted
@@ -123,7 +123,7 @@ if [ "$run_asan" -eq 1 ]; then
       ninja -C build-asan; then
     have=$(existing_suites build-asan) || have=""
     suite_args=()
-    for suite in ${CLINFER_ASAN_SUITES:-unit golden error element conformance-sample}; do
+    for suite in ${CLINFER_ASAN_SUITES:-unit golden error element opencl conformance-sample}; do
       if grep -qx -- "$suite" <<<"$have"; then
         suite_args+=(--suite "$suite")
       else
