@@ -112,8 +112,8 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
   g_autoptr (GArray) regions = NULL;
   g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) placed = g_array_new (FALSE, FALSE, sizeof (guint));
-  /* Devices may need more (OpenCL sub-buffers: the base address
-   * alignment); a power of two. */
+  /* A device may ask for more (ClinferDevice.arena_align; none does
+   * today: the OpenCL device gave up sub-buffers); a power of two. */
   gsize align = MAX (plan->arena_align, ARENA_ALIGN);
 
   plan->arena_size = 0;

@@ -19,7 +19,8 @@ device_new (OclCore *core, const ClinferCompileConfig *config, GError **error)
 
   clinfer_device_init (&d->base, &clinfer_opencl_device_class, core->name, desc);
   d->core = core;
-  d->base.arena_align = core->base_align;
+  /* No arena_align: the device's tensors are whole pool buffers
+   * (ocl-run.c); the plan's offsets place only the host mirror. */
   d->base.threads = threads > 0 ? threads : omp_get_num_procs ();
   d->base.isa = clinfer_cpu_isa_detect ();
   g_hash_table_insert (d->base.properties,
