@@ -1244,7 +1244,7 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstClinfer *self = GST_CLINFER (trans);
   GstClinferDecodeContext ctx;
   GError *err = NULL;
-  gboolean reload, reconfigure, silent;
+  gboolean reload, reconfigure, silent, ok;
   guint interval, n_outputs;
   g_autoptr (GPtrArray) before = NULL;
   gfloat threshold;
@@ -1279,10 +1279,13 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_clinfer_preprocess_run (self->preprocess, buf, &err))
     goto preprocess_failed;
 
-  if (self->outputs != NULL
-      && !gst_clinfer_outputs_bind (self->outputs, self->request, &err))
-    goto infer_failed;
-  if (!clinfer_request_infer (self->request, &err))
+  ok = (self->outputs == NULL
+      || gst_clinfer_outputs_bind (self->outputs, self->request, &err))
+      && clinfer_request_infer (self->request, &err);
+  /* The inference waited for the pre-processing too: the frame it read
+   * may go. */
+  gst_clinfer_preprocess_done (self->preprocess);
+  if (!ok)
     goto infer_failed;
   clinfer_request_get_copy_stats (self->request, &to_device, NULL);
   GST_OBJECT_LOCK (self);

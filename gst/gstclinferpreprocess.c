@@ -90,6 +90,13 @@ gst_clinfer_preprocess_run (GstClinferPreprocess * pp, GstBuffer * buffer,
 }
 
 void
+gst_clinfer_preprocess_done (GstClinferPreprocess * pp)
+{
+  if (pp != NULL && pp->funcs->done != NULL)
+    pp->funcs->done (pp);
+}
+
+void
 gst_clinfer_preprocess_free (GstClinferPreprocess * pp)
 {
   if (pp != NULL)

@@ -85,6 +85,9 @@ typedef struct
   gboolean (*run) (GstClinferPreprocess * pp, GstBuffer * buffer,
       GError ** error);
   void (*free) (GstClinferPreprocess * pp);
+  /* Optional: the last run's work is over; what it kept of the frame
+   * (a mapping, wrappers) may go. NULL when run keeps nothing. */
+  void (*done) (GstClinferPreprocess * pp);
 } GstClinferPreprocessFuncs;
 
 struct _GstClinferPreprocess
@@ -110,6 +113,12 @@ gboolean gst_clinfer_preprocess_bind (GstClinferPreprocess * pp,
     ClinferRequest * request, guint index, GError ** error);
 gboolean gst_clinfer_preprocess_run (GstClinferPreprocess * pp,
     GstBuffer * buffer, GError ** error);
+/* Ends the last run: call it once the inference that reads the
+ * pre-processed input has finished (the OpenCL implementation only
+ * queues its kernel and keeps the frame mapped until then, so a frame
+ * costs one wait, the inference's). A later run, and free, end a run
+ * that was not ended. */
+void gst_clinfer_preprocess_done (GstClinferPreprocess * pp);
 void gst_clinfer_preprocess_free (GstClinferPreprocess * pp);
 
 /* The CPU implementation (gstclinferpreprocesscpu.c). */

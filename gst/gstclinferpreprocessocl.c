@@ -28,6 +28,9 @@ typedef struct
   gboolean unified_memory;      /* CL_DEVICE_HOST_UNIFIED_MEMORY */
   ClinferRemoteTensor *input;   /* the model input */
   size_t gws[2];
+  /* The frame the last queued kernel reads, kept until it is done. */
+  GstClinferClFrame pending;
+  gboolean has_pending;
 } GstClinferPreprocessOcl;
 
 static gboolean gst_clinfer_preprocess_ocl_bind (GstClinferPreprocess * pp,
@@ -35,12 +38,14 @@ static gboolean gst_clinfer_preprocess_ocl_bind (GstClinferPreprocess * pp,
 static gboolean gst_clinfer_preprocess_ocl_run (GstClinferPreprocess * pp,
     GstBuffer * buffer, GError ** error);
 static void gst_clinfer_preprocess_ocl_free (GstClinferPreprocess * pp);
+static void gst_clinfer_preprocess_ocl_done (GstClinferPreprocess * pp);
 
 static const GstClinferPreprocessFuncs ocl_funcs = {
   "opencl",
   gst_clinfer_preprocess_ocl_bind,
   gst_clinfer_preprocess_ocl_run,
   gst_clinfer_preprocess_ocl_free,
+  gst_clinfer_preprocess_ocl_done,
 };
 
 static gboolean
@@ -226,6 +231,7 @@ gst_clinfer_preprocess_ocl_run (GstClinferPreprocess * pp, GstBuffer * buffer,
         "pre-processing ran before its input tensor was bound");
     return FALSE;
   }
+  gst_clinfer_preprocess_ocl_done (pp);
   if (!gst_clinfer_cl_frame_import (&frame, self->context, buffer,
           &pp->config.vinfo, error))
     return FALSE;
@@ -241,13 +247,29 @@ gst_clinfer_preprocess_ocl_run (GstClinferPreprocess * pp, GstBuffer * buffer,
   if (err == CL_SUCCESS)
     err = clEnqueueNDRangeKernel (self->queue, self->kernel, 2, NULL,
         self->gws, NULL, 0, NULL, NULL);
-  /* The frame's wrappers and mapping go once the kernel has read it. */
-  if (err == CL_SUCCESS)
-    err = clFinish (self->queue);
   pp->bytes_copied = frame.wrapped && !self->unified_memory
       ? gst_buffer_get_size (buffer) : 0;
-  gst_clinfer_cl_frame_release (&frame);
+  /* Queued, not waited for: the inference after it on the same in-order
+   * queue waits for both. The frame's wrappers and mapping stay until
+   * done (). */
+  self->pending = frame;
+  self->has_pending = TRUE;
+  if (err != CL_SUCCESS)
+    gst_clinfer_preprocess_ocl_done (pp);
   return cl_check (err, "preprocess kernel", error);
+}
+
+static void
+gst_clinfer_preprocess_ocl_done (GstClinferPreprocess * pp)
+{
+  GstClinferPreprocessOcl *self = (GstClinferPreprocessOcl *) pp;
+
+  if (!self->has_pending)
+    return;
+  /* Returns at once when the inference has waited already. */
+  clFinish (self->queue);
+  gst_clinfer_cl_frame_release (&self->pending);
+  self->has_pending = FALSE;
 }
 
 static void
@@ -255,6 +277,7 @@ gst_clinfer_preprocess_ocl_free (GstClinferPreprocess * pp)
 {
   GstClinferPreprocessOcl *self = (GstClinferPreprocessOcl *) pp;
 
+  gst_clinfer_preprocess_ocl_done (pp);
   /* The kernel first: its arguments name the input tensor's buffer and
    * the taps. */
   if (self->kernel != NULL)
