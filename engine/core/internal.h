@@ -110,6 +110,14 @@ void clinfer_plan_free (ClinferPlan *plan);
  * after the other with plan->arena_unshared. Sets plan->arena_size and
  * plan->unplanned_size. */
 void clinfer_plan_assign_memory (ClinferPlan *plan);
+/* Whole-buffer placement, for a device whose tensors each start a buffer
+ * (the OpenCL device: no sub-buffers of one arena): every non-empty ARENA
+ * slot goes into a buffer no slot alive at the same time uses, largest
+ * slots first, each into the smallest such buffer, else a new one (sized
+ * by its first, largest, slot). Sets @buffer_of[slot] (G_MAXUINT: none)
+ * and returns the buffers' sizes (gsize). */
+GArray *clinfer_plan_assign_buffers (const ClinferPlan *plan,
+    guint *buffer_of);
 
 struct _ClinferCompiled {
   gint ref_count;

@@ -152,3 +152,76 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
       s->offset = g_array_index (regions, Region, region_of[i]).offset + rel[i];
   }
 }
+
+/* A buffer of clinfer_plan_assign_buffers () and the lifetimes of the
+ * slots placed in it. */
+typedef struct {
+  gsize bytes;
+  GArray *users;             /* int pairs: first_step, last_step */
+} PoolBuffer;
+
+static gboolean
+buffer_free_during (const PoolBuffer *p, const ClinferSlot *s)
+{
+  for (guint u = 0; u < p->users->len; u += 2) {
+    int first = g_array_index (p->users, int, u);
+    int last = g_array_index (p->users, int, u + 1);
+    if (first <= s->last_step && s->first_step <= last)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static int
+slot_by_bytes_desc (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const ClinferPlan *plan = data;
+  const ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot,
+      *(const guint *) a);
+  const ClinferSlot *y = &g_array_index (plan->slots, ClinferSlot,
+      *(const guint *) b);
+  if (x->bytes != y->bytes)
+    return x->bytes < y->bytes ? 1 : -1;
+  return *(const guint *) a < *(const guint *) b ? -1 : 1;
+}
+
+GArray *
+clinfer_plan_assign_buffers (const ClinferPlan *plan, guint *buffer_of)
+{
+  g_autoptr (GArray) pool = g_array_new (FALSE, FALSE, sizeof (PoolBuffer));
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
+
+  for (guint i = 0; i < plan->slots->len; i++) {
+    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    buffer_of[i] = G_MAXUINT;
+    if (s->kind == CLINFER_SLOT_ARENA && s->bytes > 0)
+      g_array_append_val (order, i);
+  }
+  g_array_sort_with_data (order, slot_by_bytes_desc, (gpointer) plan);
+  for (guint k = 0; k < order->len; k++) {
+    guint i = g_array_index (order, guint, k);
+    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
+    guint best = G_MAXUINT;
+    PoolBuffer *p;
+    for (guint b = 0; b < pool->len; b++) {
+      const PoolBuffer *c = &g_array_index (pool, PoolBuffer, b);
+      if (buffer_free_during (c, s) && (best == G_MAXUINT
+              || c->bytes < g_array_index (pool, PoolBuffer, best).bytes))
+        best = b;
+    }
+    if (best == G_MAXUINT) {
+      PoolBuffer nb = { s->bytes, g_array_new (FALSE, FALSE, sizeof (int)) };
+      best = pool->len;
+      g_array_append_val (pool, nb);
+      g_array_append_val (sizes, s->bytes);
+    }
+    p = &g_array_index (pool, PoolBuffer, best);
+    g_array_append_val (p->users, s->first_step);
+    g_array_append_val (p->users, s->last_step);
+    buffer_of[i] = best;
+  }
+  for (guint b = 0; b < pool->len; b++)
+    g_array_unref (g_array_index (pool, PoolBuffer, b).users);
+  return sizes;
+}

@@ -171,21 +171,28 @@ start (Chain *c, ClinferNode *node, guint at)
   return add_link (c, node, x);
 }
 
-/* The one node reading output 0 of @node when that is its only use. */
+/* The one node reading output 0 of @node when that is its only use (not
+ * a graph output, not read twice). */
 static ClinferNode *
 only_reader (const ClinferGraph *graph, ClinferNode *node)
 {
   ClinferPortRef out = { node, 0 };
+  ClinferNode *reader = NULL;
+  guint uses = 0;
 
-  if (clinfer_graph_count_uses (graph, out) != 1)
-    return NULL;
-  for (guint i = 0; i < graph->nodes->len; i++) {
+  for (guint i = 0; i < graph->outputs->len; i++)
+    if (same_port (g_array_index (graph->outputs, ClinferGraphOutput,
+                i).ref, out))
+      return NULL;
+  for (guint i = 0; i < graph->nodes->len && uses < 2; i++) {
     ClinferNode *n = g_ptr_array_index (graph->nodes, i);
     for (guint j = 0; j < n->n_inputs; j++)
-      if (same_port (n->inputs[j], out))
-        return n;
+      if (same_port (n->inputs[j], out)) {
+        reader = n;
+        uses++;
+      }
   }
-  return NULL;               /* a graph output */
+  return uses == 1 ? reader : NULL;
 }
 
 static gboolean

@@ -68,8 +68,7 @@ launch_append (OclBuilder *b, cl_program program, const char *kernel)
   l->args = g_array_new (FALSE, TRUE, sizeof (OclArg));
   l->work_dim = 1;
   l->gws[0] = l->gws[1] = l->gws[2] = 1;
-  l->gpu_shaped = b->dev->core->gpu_shaped;
-  l->max_work_group = b->dev->core->max_work_group;
+  l->core = b->dev->core;
   g_ptr_array_add (b->impl->launches, l);
   if (b->impl->name == NULL)
     b->impl->name = g_strdup_printf ("ocl:%s", kernel);
@@ -221,15 +220,23 @@ clinfer_ocl_launch_set_local (OclLaunch *l, size_t l0, size_t l1, size_t l2)
 void
 clinfer_ocl_launch_tile0 (OclLaunch *l, size_t tile)
 {
-  if (l->gpu_shaped)
+  if (l->core->gpu_shaped)
     tile = MAX (tile, 64);
   /* A device with small work-groups: the largest power of two it takes. */
-  while (tile > 1 && tile > l->max_work_group)
+  while (tile > 1 && tile > l->core->max_work_group)
     tile /= 2;
   if (l->gws[0] <= tile / 2)
     return;
   l->gws[0] = (l->gws[0] + tile - 1) / tile * tile;
   clinfer_ocl_launch_set_local (l, tile, 1, 1);
+}
+
+void
+clinfer_ocl_launch_tiles16 (OclLaunch *l, size_t g0, size_t g1, size_t g2)
+{
+  clinfer_ocl_launch_set_global (l, 3, (g0 + 15) / 16 * 16,
+      (g1 + 15) / 16 * 16, g2);
+  clinfer_ocl_launch_set_local (l, 16, 16, 1);
 }
 
 void

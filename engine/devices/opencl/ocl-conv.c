@@ -114,12 +114,6 @@ is_1x1 (const ConvGeom *g)
   return g->group == 1;
 }
 
-static size_t
-round16 (size_t v)
-{
-  return (v + 15) / 16 * 16;
-}
-
 /* GPU shapes (OclCore.gpu_shaped): one output (or 4 output channels) per
  * work-item, consecutive work-items on consecutive pixels, work-groups of
  * 64 or more; 1x1 convs as a GEMM with 16x16 tiles in local memory. */
@@ -144,9 +138,7 @@ conv_build_gpu (OclBuilder *b, const ClinferNode *node, const ConvGeom *g,
     clinfer_ocl_arg_int (l, g->cout);
     clinfer_ocl_arg_int (l, out_sp);
     epilogue_args (l, node);
-    clinfer_ocl_launch_set_global (l, 3, round16 (out_sp), round16 (g->cout),
-        g->batch);
-    clinfer_ocl_launch_set_local (l, 16, 16, 1);
+    clinfer_ocl_launch_tiles16 (l, out_sp, g->cout, g->batch);
     return TRUE;
   }
   if (!(l = clinfer_ocl_launch_new (b, "conv", opts, depthwise

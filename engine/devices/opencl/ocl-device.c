@@ -142,6 +142,9 @@ ocl_free_plan (ClinferDevice *device, ClinferPlan *plan)
       clReleaseMemObject (p->const_mems[i]);
   g_free (p->steps);
   g_free (p->const_mems);
+  g_free (p->buffer_of);
+  if (p->buffer_sizes)
+    g_array_unref (p->buffer_sizes);
   g_free (p);
   plan->device_data = NULL;
 }
@@ -211,6 +214,8 @@ ocl_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
   p->steps = g_new0 (OclStepImpl *, MAX (p->n_steps, 1));
   p->n_slots = plan->slots->len;
   p->const_mems = g_new0 (cl_mem, MAX (p->n_slots, 1));
+  p->buffer_of = g_new (guint, MAX (p->n_slots, 1));
+  p->buffer_sizes = clinfer_plan_assign_buffers (plan, p->buffer_of);
   for (guint i = 0; i < plan->steps->len; i++) {
     ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
     if (st->dynamic && !st->fallback)

@@ -686,18 +686,11 @@ gboolean
 clinfer_ocl_eltwise_chain_build (OclBuilder *b, const ClinferNode *node,
     GError **error)
 {
-  const ClinferChain *c = node->op_data;
+  const ClinferChain *c = node->op_data;   /* zero past n_ops */
   int64_t n = clinfer_shape_n_elements (&node->outputs[0].shape);
-  int ops[8] = { 0 }, operands[8] = { 0 };
-  float a[8] = { 0 }, bv[8] = { 0 };
   OclLaunch *l;
 
-  for (guint k = 0; k < c->n_ops; k++) {
-    ops[k] = c->op[k];
-    operands[k] = c->operand[k];
-    a[k] = c->a[k];
-    bv[k] = c->b[k];
-  }
+  G_STATIC_ASSERT (CLINFER_CHAIN_MAX_OPS == 8);
   l = clinfer_ocl_launch_new (b, "eltwise",
       clinfer_ocl_data_options (node->outputs[0].type), "ew_chain", error);
   if (l == NULL)
@@ -709,10 +702,10 @@ clinfer_ocl_eltwise_chain_build (OclBuilder *b, const ClinferNode *node,
   clinfer_ocl_arg_output (l, 0);
   clinfer_ocl_arg_int (l, (int) n);
   clinfer_ocl_arg_int (l, (int) c->n_ops);
-  clinfer_ocl_arg_int8 (l, ops, 8);
-  clinfer_ocl_arg_int8 (l, operands, 8);
-  clinfer_ocl_arg_raw (l, a, sizeof (a));
-  clinfer_ocl_arg_raw (l, bv, sizeof (bv));
+  clinfer_ocl_arg_int8 (l, c->op, 8);
+  clinfer_ocl_arg_int8 (l, c->operand, 8);
+  clinfer_ocl_arg_raw (l, c->a, sizeof (c->a));
+  clinfer_ocl_arg_raw (l, c->b, sizeof (c->b));
   clinfer_ocl_launch_set_global (l, 1, n, 1, 1);
   clinfer_ocl_launch_tile0 (l, 64);
   return TRUE;

@@ -22,7 +22,7 @@ void clinfer_ocl_release_mem (gpointer mem);
 
 /* ---- the shared runtime objects of one OpenCL device ---- */
 
-typedef struct {
+typedef struct _OclCore {
   gint ref_count;
   cl_platform_id platform;
   cl_device_id device;
@@ -38,7 +38,6 @@ typedef struct {
   cl_ulong max_alloc;
   gsize max_work_group;
   cl_device_type type;       /* CL_DEVICE_TYPE_GPU, _CPU, _ACCELERATOR */
-  cl_uint compute_units;
   cl_ulong local_mem;        /* bytes of __local memory per work-group */
   /* Kernel shapes (ocl-platform.c, clinfer_ocl_core_gpu_shaped ()): TRUE
    * on GPUs and accelerators (one or few outputs per work-item, large
@@ -132,8 +131,7 @@ typedef struct {
   /* COPY */
   guint src_port, dst_port;
   size_t src_offset, dst_offset, bytes;
-  gboolean gpu_shaped;       /* the core's kernel shapes (tile0 sizing) */
-  gsize max_work_group;      /* the device's limit (tile0 sizing) */
+  const struct _OclCore *core;  /* not owned: tile0 sizing */
 } OclLaunch;
 
 typedef struct {
@@ -171,6 +169,12 @@ typedef struct {
   guint n_steps;
   cl_mem *const_mems;        /* per plan slot: uploaded constant or NULL */
   guint n_slots;
+  /* The device buffers of the ARENA slots (clinfer_plan_assign_buffers ():
+   * whole buffers, no sub-buffers; NVIDIA's driver crashed releasing
+   * overlapping sub-buffers of one arena, issue #18): per slot its buffer
+   * or G_MAXUINT, and the buffers' sizes (gsize). Each run allocates them. */
+  guint *buffer_of;
+  GArray *buffer_sizes;
 } OclPlan;
 
 /* ---- builder API for the op factories (ocl-builder.c) ---- */
@@ -182,6 +186,10 @@ typedef struct {
   OclStepImpl *impl;
 } OclBuilder;
 
+/* A launch's global size @g0 x @g1 x @g2 rounded up to 16x16 work-groups
+ * (the tiled kernels: conv_1x1_tiled, matmul_tiled; they bounds-check). */
+void clinfer_ocl_launch_tiles16 (OclLaunch *l, size_t g0, size_t g1,
+    size_t g2);
 /* A launch of kernel @kernel from family @family built with @options
  * (e.g. "-DDATA_F16"); appended to the step. */
 OclLaunch *clinfer_ocl_launch_new (OclBuilder *b, const char *family,

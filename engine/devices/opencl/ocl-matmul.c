@@ -62,11 +62,9 @@ launch (OclBuilder *b, const ClinferNode *node, const MatmulArgs *m,
   clinfer_ocl_arg_int8 (l, m->bdims, 8);
   clinfer_ocl_arg_int8 (l, m->ab, 8);
   clinfer_ocl_arg_int8 (l, m->bb, 8);
-  if (tiled) {
-    clinfer_ocl_launch_set_global (l, 3, (m->N + 15) / 16 * 16,
-        (m->M + 15) / 16 * 16, m->batch);
-    clinfer_ocl_launch_set_local (l, 16, 16, 1);
-  } else
+  if (tiled)
+    clinfer_ocl_launch_tiles16 (l, m->N, m->M, m->batch);
+  else
     clinfer_ocl_launch_set_global (l, 3, m->N, m->M, m->batch);
   return TRUE;
 }

@@ -262,8 +262,6 @@ core_fill_info (OclCore *core)
   core->max_work_group = wg ? wg : 1;
   clGetDeviceInfo (core->device, CL_DEVICE_TYPE, sizeof (core->type),
       &core->type, NULL);
-  clGetDeviceInfo (core->device, CL_DEVICE_MAX_COMPUTE_UNITS,
-      sizeof (core->compute_units), &core->compute_units, NULL);
   clGetDeviceInfo (core->device, CL_DEVICE_LOCAL_MEM_SIZE,
       sizeof (core->local_mem), &core->local_mem, NULL);
   core->gpu_shaped = gpu_shaped (core->type);

@@ -173,90 +173,14 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
   g_free (r);
 }
 
-/* A buffer of the pool and the lifetimes of the slots placed in it. */
-typedef struct {
-  gsize bytes;
-  GArray *users;             /* int pairs: first_step, last_step */
-} PoolBuffer;
-
-static gboolean
-pool_buffer_free_during (const PoolBuffer *p, const ClinferSlot *s)
-{
-  for (guint u = 0; u < p->users->len; u += 2) {
-    int first = g_array_index (p->users, int, u);
-    int last = g_array_index (p->users, int, u + 1);
-    if (first <= s->last_step && s->first_step <= last)
-      return FALSE;
-  }
-  return TRUE;
-}
-
-static int
-by_bytes_desc (gconstpointer a, gconstpointer b, gpointer data)
-{
-  const ClinferPlan *plan = data;
-  const ClinferSlot *x = &g_array_index (plan->slots, ClinferSlot,
-      *(const guint *) a);
-  const ClinferSlot *y = &g_array_index (plan->slots, ClinferSlot,
-      *(const guint *) b);
-  if (x->bytes != y->bytes)
-    return x->bytes < y->bytes ? 1 : -1;
-  return *(const guint *) a < *(const guint *) b ? -1 : 1;
-}
-
-/* Places each non-empty ARENA slot in a whole buffer of the pool
- * (@pool_of, per slot): largest slots first, each in the smallest buffer
- * that no slot alive at the same time uses, else in a new one. Every
- * buffer is at least as large as any slot placed in it (slots come
- * largest first). Whole buffers instead of sub-buffers of one arena:
- * NVIDIA's driver crashed releasing overlapping sub-buffers (issue #18),
- * and a kernel argument that is a whole buffer is what every
- * implementation handles best. */
-static GArray *
-plan_pool (const ClinferPlan *plan, guint *pool_of)
-{
-  GArray *pool = g_array_new (FALSE, FALSE, sizeof (PoolBuffer));
-  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  for (guint i = 0; i < plan->slots->len; i++) {
-    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
-    pool_of[i] = G_MAXUINT;
-    if (s->kind == CLINFER_SLOT_ARENA && s->bytes > 0)
-      g_array_append_val (order, i);
-  }
-  g_array_sort_with_data (order, by_bytes_desc, (gpointer) plan);
-  for (guint k = 0; k < order->len; k++) {
-    guint i = g_array_index (order, guint, k);
-    const ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
-    guint best = G_MAXUINT;
-    PoolBuffer *p;
-    for (guint b = 0; b < pool->len; b++) {
-      const PoolBuffer *c = &g_array_index (pool, PoolBuffer, b);
-      if (pool_buffer_free_during (c, s) && (best == G_MAXUINT
-              || c->bytes < g_array_index (pool, PoolBuffer, best).bytes))
-        best = b;
-    }
-    if (best == G_MAXUINT) {
-      PoolBuffer nb = { s->bytes, g_array_new (FALSE, FALSE, sizeof (int)) };
-      best = pool->len;
-      g_array_append_val (pool, nb);
-    }
-    p = &g_array_index (pool, PoolBuffer, best);
-    g_array_append_val (p->users, s->first_step);
-    g_array_append_val (p->users, s->last_step);
-    pool_of[i] = best;
-  }
-  return pool;
-}
-
-/* The device buffers of the arena slots (plan_pool ()), and the host
- * mirror at the plan's arena offsets (fallback steps run there). */
+/* The device buffers of the arena slots (placed once per plan: OclPlan),
+ * and the host mirror at the plan's arena offsets (fallback steps run
+ * there). */
 static gboolean
 create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
 {
   OclCore *core = r->dev->core;
-  g_autofree guint *pool_of = g_new (guint, MAX (r->n_slots, 1));
-  g_autoptr (GArray) pool = NULL;
+  GArray *sizes = r->op->buffer_sizes;
   cl_int err = CL_SUCCESS;
   gboolean ok = TRUE;
 
@@ -269,17 +193,12 @@ create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
         plan->arena_size);
     return FALSE;
   }
-  pool = plan_pool (plan, pool_of);
-  r->pool = g_new0 (cl_mem, MAX (pool->len, 1));
-  for (guint b = 0; b < pool->len; b++) {
-    PoolBuffer *p = &g_array_index (pool, PoolBuffer, b);
-    if (ok) {
-      r->pool[b] = clCreateBuffer (core->context, CL_MEM_READ_WRITE, p->bytes,
-          NULL, &err);
-      ok = clinfer_ocl_check (err, "clCreateBuffer (tensor pool)", error);
-      r->n_pool = ok ? b + 1 : b;
-    }
-    g_array_unref (p->users);
+  r->pool = g_new0 (cl_mem, MAX (sizes->len, 1));
+  for (guint b = 0; ok && b < sizes->len; b++) {
+    r->pool[b] = clCreateBuffer (core->context, CL_MEM_READ_WRITE,
+        g_array_index (sizes, gsize, b), NULL, &err);
+    ok = clinfer_ocl_check (err, "clCreateBuffer (tensor pool)", error);
+    r->n_pool = ok ? b + 1 : b;
   }
   for (guint i = 0; ok && i < r->n_slots; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
@@ -288,8 +207,8 @@ create_arenas (OclRun *r, ClinferPlan *plan, GError **error)
     r->host[i] = clinfer_tensor_new_wrapped (s->type, &s->shape, NULL,
         (guint8 *) r->host_arena + s->offset, NULL, NULL, error);
     ok = r->host[i] != NULL;
-    if (ok && pool_of[i] != G_MAXUINT) {
-      r->arena_mems[i] = r->pool[pool_of[i]];
+    if (ok && r->op->buffer_of[i] != G_MAXUINT) {
+      r->arena_mems[i] = r->pool[r->op->buffer_of[i]];
       clRetainMemObject (r->arena_mems[i]);
     }
   }
