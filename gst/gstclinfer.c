@@ -61,6 +61,7 @@ enum
   PROP_CONFIG_FILE,
   PROP_DEVICE,
   PROP_THREADS,
+  PROP_MEMORY_LIMIT,
   PROP_INFERENCE_INTERVAL,
   PROP_MEAN_VALUES,
   PROP_SCALE_VALUES,
@@ -82,6 +83,7 @@ enum
 #define DEFAULT_PROP_CONFIG_FILE NULL
 #define DEFAULT_PROP_DEVICE "AUTO"
 #define DEFAULT_PROP_THREADS 0
+#define DEFAULT_PROP_MEMORY_LIMIT 0
 #define DEFAULT_PROP_INFERENCE_INTERVAL 1
 #define DEFAULT_PROP_MEAN_VALUES NULL
 #define DEFAULT_PROP_SCALE_VALUES NULL
@@ -217,6 +219,13 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "CPU threads for inference and pre-processing (0 = one per core); "
       "applied like model", 0, 1024, DEFAULT_PROP_THREADS,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_MEMORY_LIMIT] = g_param_spec_uint64 ("memory-limit",
+      "Memory limit",
+      "Most bytes one tensor of the model, or all its intermediate tensors "
+      "together, may take; a model needing more fails to load with an error "
+      "naming the node and the size (0 = the machine's physical memory); "
+      "applied like model", 0, G_MAXUINT64, DEFAULT_PROP_MEMORY_LIMIT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_INFERENCE_INTERVAL] = g_param_spec_uint
       ("inference-interval", "Inference interval",
       "Run the model on every N-th frame only (the first, N+1-th, ...); the "
@@ -267,7 +276,7 @@ gst_clinfer_class_init (GstClinferClass * klass)
   properties[PROP_MODEL_INSTANCE_ID] = g_param_spec_string
       ("model-instance-id", "Model instance id",
       "Elements of the process with the same id and the same model, device, "
-      "config-file, custom-lib and threads share one read and compiled "
+      "config-file, custom-lib, threads and memory-limit share one read and compiled "
       "model and its OpenCL context (each keeps its own inference request). "
       "NULL: not shared",
       DEFAULT_PROP_MODEL_INSTANCE_ID,
@@ -326,6 +335,7 @@ gst_clinfer_init (GstClinfer * self)
 {
   self->device = g_strdup (DEFAULT_PROP_DEVICE);
   self->threads = DEFAULT_PROP_THREADS;
+  self->memory_limit = DEFAULT_PROP_MEMORY_LIMIT;
   self->inference_interval = DEFAULT_PROP_INFERENCE_INTERVAL;
   self->reverse_channels = DEFAULT_PROP_REVERSE_CHANNELS;
   self->resize_method = DEFAULT_PROP_RESIZE_METHOD;
@@ -398,6 +408,10 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       self->reload_pending |= self->threads != g_value_get_uint (value);
       self->threads = g_value_get_uint (value);
       break;
+    case PROP_MEMORY_LIMIT:
+      self->reload_pending |= self->memory_limit != g_value_get_uint64 (value);
+      self->memory_limit = g_value_get_uint64 (value);
+      break;
     case PROP_MODEL_INSTANCE_ID:
       self->reload_pending |= replace_string (&self->model_instance_id, value);
       break;
@@ -463,6 +477,9 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
+      break;
+    case PROP_MEMORY_LIMIT:
+      g_value_set_uint64 (value, self->memory_limit);
       break;
     case PROP_INFERENCE_INTERVAL:
       g_value_set_uint (value, self->inference_interval);
@@ -629,6 +646,7 @@ gst_clinfer_load (GstClinfer * self)
     settings.config_file = g_strdup (self->config_file);
   settings.device = g_strdup (self->device);
   settings.threads = (gint) self->threads;
+  settings.memory_limit = self->memory_limit;
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')
     settings.custom_lib = g_strdup (self->custom_lib);
@@ -654,7 +672,7 @@ gst_clinfer_load (GstClinfer * self)
   if (conflict) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("model-instance-id \"%s\" is used by another element with another "
-            "model, device, config-file, custom-lib or threads; this element "
+            "model, device, config-file, custom-lib, threads or memory-limit; this element "
             "reads and compiles its own copy", instance_id), (NULL));
   }
   self->request = clinfer_compiled_create_request (self->shared->compiled,
@@ -716,6 +734,13 @@ load_failed:
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
           ("Could not read model file \"%s\" (property 'model'): %s",
               settings.model_path, err->message), (NULL));
+    } else if (g_error_matches (err, CLINFER_ERROR,
+            CLINFER_ERROR_OUT_OF_MEMORY)) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Model \"%s\" needs more memory than allowed (property "
+              "'memory-limit', default the machine's memory): %s",
+              settings.model_path, err->message),
+          ("clinfer error code %d", err->code));
     } else {
       GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
           ("Could not use model \"%s\" on device %s%s%s: %s",

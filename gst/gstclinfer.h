@@ -36,6 +36,7 @@ struct _GstClinfer
   gchar *config_file;
   gchar *device;
   guint threads;
+  guint64 memory_limit;
   guint inference_interval;
   gchar *mean_values;
   gchar *scale_values;

@@ -249,6 +249,7 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
   ctx.fuse_eltwise_chains = c->device->klass->fuses_eltwise_chains
       || g_strcmp0 (g_getenv ("CLINFER_FUSE_ELTWISE_CHAINS"), "1") == 0;
   plan->graph = clinfer_graph_copy (c->model->graph);
+  plan->graph->memory_limit = clinfer_compile_config_get_memory_limit (c->config);
   plan->n_inputs = plan->graph->inputs->len;
   plan->input_shapes = g_new0 (ClinferShape, MAX (plan->n_inputs, 1));
   plan->slots = g_array_new (FALSE, TRUE, sizeof (ClinferSlot));
@@ -267,6 +268,14 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
     return NULL;
   }
   clinfer_plan_assign_memory (plan);
+  if (plan->arena_size > plan->graph->memory_limit) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
+        "%s: the intermediate tensors need %" G_GSIZE_FORMAT " bytes at "
+        "once, over the memory limit of %" G_GUINT64_FORMAT " bytes",
+        c->model->path, plan->arena_size, plan->graph->memory_limit);
+    clinfer_plan_free (plan);
+    return NULL;
+  }
   plan->device = clinfer_device_ref (c->device);
   if (!c->device->klass->prepare_plan (c->device, plan, c->model->path, error)) {
     clinfer_plan_free (plan);

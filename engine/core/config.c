@@ -1,6 +1,19 @@
 /* clinfer — ClinferCompileConfig: the options of clinfer_compile(). */
 #include "devices/device.h"
 #include "passes/passes.h"
+#include <unistd.h>
+
+guint64
+clinfer_physical_memory_size (void)
+{
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+  guint64 bytes;
+
+  if (pages <= 0 || page <= 0
+      || !clinfer_size_mul ((guint64) pages, (guint64) page, &bytes))
+    return G_GUINT64_CONSTANT (1) << 40;
+  return bytes;
+}
 
 ClinferCompileConfig *
 clinfer_compile_config_new (void)
@@ -25,6 +38,7 @@ clinfer_compile_config_copy (const ClinferCompileConfig *src)
   c->threads = src->threads;
   c->allow_fallback = src->allow_fallback;
   c->profiling = src->profiling;
+  c->memory_limit = src->memory_limit;
   c->config_file = g_strdup (src->config_file);
   for (guint i = 0; i < src->disabled_passes->len; i++)
     g_ptr_array_add (c->disabled_passes,
@@ -175,6 +189,20 @@ clinfer_compile_config_set_profiling (ClinferCompileConfig *config,
     gboolean enable)
 {
   config->profiling = enable;
+}
+
+void
+clinfer_compile_config_set_memory_limit (ClinferCompileConfig *config,
+    guint64 bytes)
+{
+  config->memory_limit = bytes;
+}
+
+guint64
+clinfer_compile_config_get_memory_limit (const ClinferCompileConfig *config)
+{
+  return config->memory_limit ? config->memory_limit
+      : clinfer_physical_memory_size ();
 }
 
 void

@@ -230,6 +230,15 @@ clinfer_graph_add_input (ClinferGraph *graph, const char *name,
   return n;
 }
 
+guint64
+clinfer_graph_get_memory_limit (const ClinferGraph *graph)
+{
+  while (graph->parent)
+    graph = graph->parent;
+  return graph->memory_limit ? MIN (graph->memory_limit, CLINFER_MAX_TENSOR_BYTES)
+      : CLINFER_MAX_TENSOR_BYTES;
+}
+
 ClinferNode *
 clinfer_graph_add_constant (ClinferGraph *graph, const char *name,
     ClinferTensor *value)
@@ -328,6 +337,8 @@ clinfer_graph_copy (const ClinferGraph *graph)
   g_autoptr (GHashTable) map = g_hash_table_new (NULL, NULL);
   GHashTableIter it;
   gpointer k, v;
+
+  g->memory_limit = graph->memory_limit;
 
   g_hash_table_iter_init (&it, graph->opsets);
   while (g_hash_table_iter_next (&it, &k, &v))

@@ -93,9 +93,14 @@ struct _ClinferGraph {
   GHashTable *metadata;     /* char* -> char* */
   ClinferGraph *parent;     /* enclosing graph of a subgraph attribute */
   guint next_id;
+  /* Most bytes one tensor may take (shape inference refuses more); 0:
+   * CLINFER_MAX_TENSOR_BYTES. Subgraphs use their root's. */
+  guint64 memory_limit;
 };
 
 ClinferGraph *clinfer_graph_new (const char *name, const char *origin);
+/* The root graph's memory_limit, or CLINFER_MAX_TENSOR_BYTES. */
+guint64 clinfer_graph_get_memory_limit (const ClinferGraph *graph);
 void clinfer_graph_free (ClinferGraph *graph);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferGraph, clinfer_graph_free)
 

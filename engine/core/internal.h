@@ -25,7 +25,12 @@ struct _ClinferCompileConfig {
   GPtrArray *custom_libs;    /* paths, in the order added */
   ClinferOpSet *custom_ops;  /* custom CPU ops (engine/core/custom-ops.c) */
   ClinferRemoteContext *remote_context;  /* NULL: open config->device */
+  guint64 memory_limit;      /* bytes; 0: the machine's physical memory */
 };
+
+/* Bytes of physical memory of the machine (sysconf), or 2^40 when
+ * unknown: the default memory limit of a compile. */
+guint64 clinfer_physical_memory_size (void);
 
 /* A tensor standing for a remote tensor (clinfer_remote_tensor_to_tensor()):
  * no data; @remote is released with @unref when it dies. */

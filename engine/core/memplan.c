@@ -95,7 +95,10 @@ collect_regions (ClinferPlan *plan, gsize align, int *region_of, gsize *rel)
   for (guint k = 0; k < regions->len; k++) {
     Region *r = &g_array_index (regions, Region, k);
     r->bytes = r->bytes ? align_up (r->bytes, align) : align;
-    plan->unplanned_size += r->bytes;
+    /* Saturating: every region is under the memory limit (shape
+     * inference refused larger tensors), but their count is the model's. */
+    plan->unplanned_size = plan->unplanned_size > G_MAXSIZE - r->bytes
+        ? G_MAXSIZE : plan->unplanned_size + r->bytes;
   }
   return regions;
 }
@@ -140,10 +143,16 @@ clinfer_plan_assign_memory (ClinferPlan *plan)
           offset = o->offset + o->bytes;
           moved = TRUE;
         }
+        /* The plan is refused above the memory limit anyway. */
+        if (offset > G_MAXSIZE / 4) {
+          moved = FALSE;
+          break;
+        }
       }
     }
     r->offset = offset;
-    plan->arena_size = MAX (plan->arena_size, offset + r->bytes);
+    plan->arena_size = MAX (plan->arena_size,
+        offset > G_MAXSIZE / 4 ? G_MAXSIZE : offset + r->bytes);
     g_array_append_val (placed, idx);
   }
   for (guint i = 0; i < n; i++) {

@@ -11,30 +11,34 @@ clinfer_model_read (const char *path, GError **error)
   return clinfer_model_read_with_config (path, NULL, error);
 }
 
-ClinferModel *
-clinfer_model_read_with_config (const char *path,
+/* The config's extensions: its custom ops and the layers of its config
+ * file. NULL (no error) when @config is NULL. */
+static gboolean
+config_ops (const ClinferCompileConfig *config, ClinferOpSet **ops,
+    GError **error)
+{
+  *ops = NULL;
+  if (config == NULL)
+    return TRUE;
+  *ops = clinfer_op_set_copy (config->custom_ops);
+  if (config->config_file
+      && !clinfer_device_add_config_file_ops (config->config_file, *ops, error)) {
+    g_clear_pointer (ops, clinfer_op_set_unref);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* (transfer full of @graph) Resolves @graph's ops and wraps it. */
+static ClinferModel *
+model_new (ClinferGraph *graph, const char *path, ClinferOpSet *ops,
     const ClinferCompileConfig *config, GError **error)
 {
   ClinferModel *model;
-  ClinferGraph *graph;
-  g_autoptr (ClinferOpSet) ops = NULL;
 
-  g_return_val_if_fail (path != NULL, NULL);
-  if (config) {
-    ops = clinfer_op_set_copy (config->custom_ops);
-    if (config->config_file
-        && !clinfer_device_add_config_file_ops (config->config_file, ops, error))
-      return NULL;
-  }
-  /* OpenVINO IR: model.xml with model.bin beside it. */
-  if (g_str_has_suffix (path, ".xml") || g_str_has_suffix (path, ".XML"))
-    graph = clinfer_ir_read (path, NULL, error);
-  else
-    graph = clinfer_onnx_read (path, error);
-  if (graph == NULL)
-    return NULL;
   if (!clinfer_graph_resolve_ops_with (graph, ops, error)) {
     clinfer_graph_free (graph);
+    clinfer_op_set_unref (ops);
     return NULL;
   }
   model = g_new0 (ClinferModel, 1);
@@ -43,9 +47,66 @@ clinfer_model_read_with_config (const char *path,
   model->graph = graph;
   if (ops && clinfer_op_set_get_size (ops) > 0)
     model->ops = g_steal_pointer (&ops);
+  clinfer_op_set_unref (ops);
   if (model->ops && config && config->config_file)
     model->config_file = g_strdup (config->config_file);
   return model;
+}
+
+ClinferModel *
+clinfer_model_read_with_config (const char *path,
+    const ClinferCompileConfig *config, GError **error)
+{
+  ClinferGraph *graph;
+  ClinferOpSet *ops;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  if (!config_ops (config, &ops, error))
+    return NULL;
+  /* OpenVINO IR: model.xml with model.bin beside it. */
+  if (g_str_has_suffix (path, ".xml") || g_str_has_suffix (path, ".XML"))
+    graph = clinfer_ir_read (path, NULL, error);
+  else
+    graph = clinfer_onnx_read (path, error);
+  if (graph == NULL) {
+    clinfer_op_set_unref (ops);
+    return NULL;
+  }
+  return model_new (graph, path, ops, config, error);
+}
+
+ClinferModel *
+clinfer_model_read_from_data (const guint8 *data, gsize size,
+    const guint8 *weights, gsize weights_size, const char *name,
+    const ClinferCompileConfig *config, GError **error)
+{
+  ClinferGraph *graph;
+  ClinferOpSet *ops;
+  gsize i = 0;
+
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+  if (name == NULL)
+    name = "model";
+  if (!config_ops (config, &ops, error))
+    return NULL;
+  /* IR is XML text (optionally after a BOM or blanks); a serialized
+   * ModelProto never starts with '<' (it would be field 7, wire type 4). */
+  if (size >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf)
+    i = 3;
+  while (i < size && g_ascii_isspace (data[i]))
+    i++;
+  if (i < size && data[i] == '<') {
+    g_autoptr (GBytes) bin = g_bytes_new (weights, weights ? weights_size : 0);
+    graph = clinfer_ir_read_from_data ((const char *) data, size, bin, name,
+        error);
+  } else {
+    graph = clinfer_onnx_read_from_data (data, size, name, NULL, error);
+  }
+  if (graph == NULL) {
+    clinfer_op_set_unref (ops);
+    return NULL;
+  }
+  return model_new (graph, name, ops, config, error);
 }
 
 ClinferModel *

@@ -24,7 +24,7 @@ check_shape (ClinferElementType type, const ClinferShape *shape,
     gsize *bytes, GError **error)
 {
   gsize esize = clinfer_element_type_size (type);
-  int64_t n;
+  guint64 n;
 
   if (esize == 0) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -37,14 +37,15 @@ check_shape (ClinferElementType type, const ClinferShape *shape,
         "cannot create a tensor of non-static shape %s", s);
     return FALSE;
   }
-  n = clinfer_shape_n_elements (shape);
-  if (n < 0 || (guint64) n > G_MAXSIZE / esize) {
+  if (!clinfer_shape_get_byte_size (shape, type, &n) || n > G_MAXSIZE) {
     g_autofree char *s = clinfer_shape_to_string (shape);
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "tensor of shape %s is too large", s);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
+        "a tensor of shape %s and type %s is too large (the most is %"
+        G_GUINT64_FORMAT " bytes)", s, clinfer_element_type_name (type),
+        (guint64) CLINFER_MAX_TENSOR_BYTES);
     return FALSE;
   }
-  *bytes = (gsize) n * esize;
+  *bytes = (gsize) n;
   return TRUE;
 }
 
@@ -79,7 +80,7 @@ clinfer_tensor_new (ClinferElementType type, const ClinferShape *shape,
   }
   alloc = (alloc + CLINFER_TENSOR_ALIGN - 1) & ~(gsize) (CLINFER_TENSOR_ALIGN - 1);
   if (posix_memalign (&mem, CLINFER_TENSOR_ALIGN, alloc) != 0 || mem == NULL) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
         "out of memory allocating a tensor of %" G_GSIZE_FORMAT " bytes", bytes);
     return NULL;
   }

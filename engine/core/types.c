@@ -124,6 +124,46 @@ clinfer_shape_n_elements (const ClinferShape *shape)
   return n;
 }
 
+gboolean
+clinfer_size_mul (guint64 a, guint64 b, guint64 *result)
+{
+  guint64 r;
+
+  if (__builtin_mul_overflow (a, b, &r))
+    return FALSE;
+  *result = r;
+  return TRUE;
+}
+
+gboolean
+clinfer_size_add (guint64 a, guint64 b, guint64 *result)
+{
+  guint64 r;
+
+  if (__builtin_add_overflow (a, b, &r))
+    return FALSE;
+  *result = r;
+  return TRUE;
+}
+
+gboolean
+clinfer_shape_get_byte_size (const ClinferShape *shape,
+    ClinferElementType type, guint64 *bytes)
+{
+  guint64 esize = clinfer_element_type_size (type), n = esize, span = esize;
+
+  if (esize == 0 || !clinfer_shape_is_static (shape))
+    return FALSE;
+  for (int i = 0; i < shape->rank; i++) {
+    guint64 d = (guint64) shape->dims[i];
+    if (!clinfer_size_mul (n, d, &n) || !clinfer_size_mul (span, MAX (d, 1), &span)
+        || span > CLINFER_MAX_TENSOR_BYTES)
+      return FALSE;
+  }
+  *bytes = n;
+  return TRUE;
+}
+
 char *
 clinfer_shape_to_string (const ClinferShape *shape)
 {

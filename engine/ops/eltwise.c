@@ -246,6 +246,19 @@ infer_binary (const ClinferNode *node, const ClinferValueInfo *in,
 /* Two's complement negation without signed overflow. */
 #define SNEG(T, x) ((T) (0 - (uint64_t) (x)))
 
+/* Integer +, - and * wrap (two's complement, as numpy and ONNX Runtime
+ * do): computed in uint64_t, so never signed overflow, and never int
+ * promotion overflow (uint16 * uint16). */
+#define ADD_F(T, x, y) ((T) ((x) + (y)))
+#define SUB_F(T, x, y) ((T) ((x) - (y)))
+#define MUL_F(T, x, y) ((T) ((x) * (y)))
+#define ADD_S(T, x, y) ((T) ((uint64_t) (x) + (uint64_t) (y)))
+#define SUB_S(T, x, y) ((T) ((uint64_t) (x) - (uint64_t) (y)))
+#define MUL_S(T, x, y) ((T) ((uint64_t) (x) * (uint64_t) (y)))
+#define ADD_U ADD_S
+#define SUB_U SUB_S
+#define MUL_U MUL_S
+
 #define DIV_F(T, x, y) ((x) / (y))
 /* Integer division truncates like C; x/0 gives 0 instead of a trap (the
  * result is undefined in ONNX) and MIN/-1 wraps. */
@@ -291,9 +304,9 @@ py_imod (int64_t x, int64_t y)
 }
 
 #define BIN_COMMON(T, K)                                                     \
-  case OP_ADD: case OP_SUM: case OP_MEAN: BIN_LOOP (T, T, T, (T) (x + y)); break; \
-  case OP_SUB: BIN_LOOP (T, T, T, (T) (x - y)); break;                       \
-  case OP_MUL: BIN_LOOP (T, T, T, (T) (x * y)); break;                       \
+  case OP_ADD: case OP_SUM: case OP_MEAN: BIN_LOOP (T, T, T, ADD_##K (T, x, y)); break; \
+  case OP_SUB: BIN_LOOP (T, T, T, SUB_##K (T, x, y)); break;                 \
+  case OP_MUL: BIN_LOOP (T, T, T, MUL_##K (T, x, y)); break;                 \
   case OP_DIV: BIN_LOOP (T, T, T, DIV_##K (T, x, y)); break;                 \
   case OP_MOD: BIN_LOOP (T, T, T, MOD_##K (T, x, y)); break;                 \
   case OP_FMOD: BIN_LOOP (T, T, T, FMOD_##K (T, x, y)); break;               \
@@ -303,7 +316,7 @@ py_imod (int64_t x, int64_t y)
 #define BIN_SIGNED(T, K)                                                     \
   switch (op) {                                                              \
     BIN_COMMON (T, K);                                                       \
-    case OP_PRELU: BIN_LOOP (T, T, T, x < 0 ? (T) (x * y) : x); break;       \
+    case OP_PRELU: BIN_LOOP (T, T, T, x < 0 ? MUL_##K (T, x, y) : x); break;  \
     default: break;                                                          \
   }
 

@@ -788,17 +788,16 @@ prepare_einsum (ClinferNode *node, GError **error)
     s = e + 1;
   }
   d->n_in = n_in;
-  d->equation = g_strdup (raw);
   d->explicit_out = arrow != NULL;
   if (arrow) {
     if (strstr (arrow + 2, "->") || strchr (arrow + 2, ','))
       return ein_fail (node, raw, "one output term expected", error);
     if (!ein_parse_term (node, raw, arrow + 2, arrow + strlen (arrow), &d->out,
-            error)) {
-      g_free (d->equation);
+            error))
       return FALSE;
-    }
   }
+  /* Last: @d is a plain g_free()d struct until op_data owns it. */
+  d->equation = g_strdup (raw);
   node->op_data = g_steal_pointer (&d);
   return TRUE;
 }

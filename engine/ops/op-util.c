@@ -323,3 +323,44 @@ clinfer_op_scalar_f32_input (const ClinferNode *node, guint i, float *v)
   *v = *(const float *) clinfer_tensor_get_const_data (d->value);
   return TRUE;
 }
+
+/* Refuses an output that would need more than the graph's memory limit
+ * (or whose size overflows), naming the node and the size, before
+ * anything of that size is allocated. Dynamic dims are checked when they
+ * become known. */
+gboolean
+clinfer_node_check_output_size (const ClinferNode *node, guint index,
+    const ClinferValueInfo *out, GError **error)
+{
+  guint64 limit = clinfer_graph_get_memory_limit (node->graph), bytes;
+  g_autofree char *shape = NULL;
+
+  if (out->shape.rank < 0 || clinfer_element_type_size (out->type) == 0)
+    return TRUE;
+  if (out->shape.rank > CLINFER_MAX_RANK) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: node %s: output %u has rank %d, the most is %d",
+        node->graph->origin, clinfer_node_label (node), index,
+        out->shape.rank, CLINFER_MAX_RANK);
+    return FALSE;
+  }
+  if (!clinfer_shape_is_static (&out->shape))
+    return TRUE;
+  if (clinfer_shape_get_byte_size (&out->shape, out->type, &bytes)
+      && bytes <= limit)
+    return TRUE;
+  shape = clinfer_shape_to_string (&out->shape);
+  if (clinfer_shape_get_byte_size (&out->shape, out->type, &bytes))
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
+        "%s: node %s: output %u (%s %s) needs %" G_GUINT64_FORMAT
+        " bytes, over the memory limit of %" G_GUINT64_FORMAT " bytes",
+        node->graph->origin, clinfer_node_label (node), index,
+        clinfer_element_type_name (out->type), shape, bytes, limit);
+  else
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
+        "%s: node %s: output %u (%s %s) is too large (over %" G_GUINT64_FORMAT
+        " bytes)", node->graph->origin, clinfer_node_label (node), index,
+        clinfer_element_type_name (out->type), shape,
+        (guint64) CLINFER_MAX_TENSOR_BYTES);
+  return FALSE;
+}

@@ -213,4 +213,12 @@ gboolean clinfer_op_eval_via_f32 (const ClinferNode *node,
  * by a plain C cast, bool as v != 0); other types are left alone. */
 void clinfer_op_store_double (ClinferTensor *t, int64_t i, double v);
 
+/* FALSE with CLINFER_ERROR_OUT_OF_MEMORY naming @node and the size when
+ * output @index, as @out describes it, would take more than the graph's
+ * memory limit (clinfer_graph_get_memory_limit()) or its size overflows;
+ * TRUE while its shape is not static yet. Shape inference checks every
+ * output with it, and the executors every shape they infer at run time. */
+gboolean clinfer_node_check_output_size (const ClinferNode *node, guint index,
+    const ClinferValueInfo *out, GError **error);
+
 G_END_DECLS

@@ -264,10 +264,43 @@ plan_base (const RedPlan *p, int64_t o)
 /* ---------------------------------------------------------------- */
 /* Typed reduction kernels                                           */
 
+/* Accumulator arithmetic: plain for double, wrapping (two's complement,
+ * like numpy) for the 64-bit integer accumulators, never signed overflow. */
+#define A_ADD(ACC, a, b) ((ACC) ((a) + (b)))
+#define A_MUL(ACC, a, b) ((ACC) ((a) * (b)))
+#define W_ADD(ACC, a, b) ((ACC) ((uint64_t) (a) + (uint64_t) (b)))
+#define W_MUL(ACC, a, b) ((ACC) ((uint64_t) (a) * (uint64_t) (b)))
+
+/* A double accumulator back to an integer T, saturated (a converted value
+ * out of T's range is undefined behaviour in C); NaN gives 0. */
+#define SAT_CAST(T, LO, HI, v)                                               \
+  ((v) != (v) ? (T) 0 : (v) <= (double) (LO) ? (T) (LO)                      \
+      : (v) >= (double) (HI) ? (T) (HI) : (T) (v))
+#define PLAIN_CAST(T, LO, HI, v) ((T) (v))
+
+static inline int64_t
+sat_i64 (double v)
+{
+  return v != v ? 0 : v <= -9223372036854775808.0 ? INT64_MIN
+      : v >= 9223372036854775808.0 ? INT64_MAX : (int64_t) v;
+}
+
+static inline uint64_t
+sat_u64 (double v)
+{
+  return v != v || v <= 0 ? 0 : v >= 18446744073709551616.0 ? UINT64_MAX
+      : (uint64_t) v;
+}
+
+/* A double result (sqrt, log, exp) as accumulator ACC, saturated. */
+#define TO_ACC(ACC, v) _Generic ((ACC) 0, double: (double) (v),              \
+    int64_t: sat_i64 (v), uint64_t: sat_u64 (v))
+
 /* One kernel per (element type T, accumulator ACC). ISNAN tests a value
  * of ACC for NaN (FALSE for integer accumulators); LO/HI are the results
- * of Max/Min over an empty set, EMPTY_MEAN that of Mean. */
-#define DEFINE_REDUCE(NAME, T, ACC, ISNAN, LO, HI, EMPTY_MEAN)               \
+ * of Max/Min over an empty set, EMPTY_MEAN that of Mean. ADD and MUL are
+ * A_ or W_ above, CAST how the accumulator becomes a T. */
+#define DEFINE_REDUCE(NAME, T, ACC, ISNAN, LO, HI, EMPTY_MEAN, ADD, MUL, CAST) \
 static void                                                                  \
 NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
 {                                                                            \
@@ -279,17 +312,19 @@ NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
     gboolean first = TRUE;                                                   \
     switch (kind) {                                                          \
       case RED_SUM: case RED_MEAN: case RED_LOGSUM:                          \
-        FOR_REDUCED (p, base, acc += (ACC) x[off]);                          \
+        FOR_REDUCED (p, base, acc = ADD (ACC, acc, (ACC) x[off]));           \
         break;                                                               \
       case RED_SUMSQ: case RED_L2:                                           \
-        FOR_REDUCED (p, base, { ACC v_ = (ACC) x[off]; acc += v_ * v_; });   \
+        FOR_REDUCED (p, base, { ACC v_ = (ACC) x[off];                       \
+            acc = ADD (ACC, acc, MUL (ACC, v_, v_)); });                     \
         break;                                                               \
       case RED_L1:                                                           \
         FOR_REDUCED (p, base, { ACC v_ = (ACC) x[off];                       \
-            acc += (double) v_ < 0 ? (ACC) 0 - v_ : v_; });                  \
+            acc = ADD (ACC, acc, (double) v_ < 0                             \
+                ? MUL (ACC, v_, (ACC) -1) : v_); });                         \
         break;                                                               \
       case RED_PROD:                                                         \
-        FOR_REDUCED (p, base, acc *= (ACC) x[off]);                          \
+        FOR_REDUCED (p, base, acc = MUL (ACC, acc, (ACC) x[off]));           \
         break;                                                               \
       case RED_MAX: case RED_MIN: case RED_LSE:                              \
         /* NaN wins and sticks, like numpy */                               \
@@ -303,7 +338,7 @@ NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
         if (kind == RED_LSE && !first && isfinite ((double) mx)) {           \
           double s_ = 0;                                                     \
           FOR_REDUCED (p, base, s_ += exp ((double) x[off] - (double) mx));  \
-          acc = (ACC) ((double) mx + log (s_));                              \
+          acc = TO_ACC (ACC, (double) mx + log (s_));                        \
         }                                                                    \
         break;                                                               \
     }                                                                        \
@@ -311,29 +346,29 @@ NAME (const RedPlan *p, RedKind kind, const T *x, T *y)                      \
       case RED_MEAN:                                                         \
         acc = p->count ? acc / (ACC) p->count : (ACC) (EMPTY_MEAN);          \
         break;                                                               \
-      case RED_L2: acc = (ACC) sqrt ((double) acc); break;                   \
-      case RED_LOGSUM: acc = (ACC) log ((double) acc); break;                \
+      case RED_L2: acc = TO_ACC (ACC, sqrt ((double) acc)); break;           \
+      case RED_LOGSUM: acc = TO_ACC (ACC, log ((double) acc)); break;        \
       default: break;                                                        \
     }                                                                        \
-    y[o] = (T) acc;                                                          \
+    y[o] = CAST (T, LO, HI, acc);                                            \
   }                                                                          \
 }
 
 #define NO_NAN(v) FALSE
 #define D_NAN(v) isnan ((double) (v))
 
-DEFINE_REDUCE (reduce_f32, float, double, D_NAN, -INFINITY, INFINITY, NAN)
-DEFINE_REDUCE (reduce_f64, double, double, D_NAN, -INFINITY, INFINITY, NAN)
-DEFINE_REDUCE (reduce_i8, int8_t, double, NO_NAN, INT8_MIN, INT8_MAX, 0)
-DEFINE_REDUCE (reduce_u8, uint8_t, double, NO_NAN, 0, UINT8_MAX, 0)
-DEFINE_REDUCE (reduce_i16, int16_t, double, NO_NAN, INT16_MIN, INT16_MAX, 0)
-DEFINE_REDUCE (reduce_u16, uint16_t, double, NO_NAN, 0, UINT16_MAX, 0)
-DEFINE_REDUCE (reduce_i32, int32_t, double, NO_NAN, INT32_MIN, INT32_MAX, 0)
-DEFINE_REDUCE (reduce_u32, uint32_t, double, NO_NAN, 0, UINT32_MAX, 0)
-DEFINE_REDUCE (reduce_i64, int64_t, int64_t, NO_NAN, INT64_MIN, INT64_MAX, 0)
-DEFINE_REDUCE (reduce_u64, uint64_t, uint64_t, NO_NAN, 0, UINT64_MAX, 0)
-DEFINE_REDUCE (reduce_i64d, int64_t, double, NO_NAN, INT64_MIN, INT64_MAX, 0)
-DEFINE_REDUCE (reduce_u64d, uint64_t, double, NO_NAN, 0, UINT64_MAX, 0)
+DEFINE_REDUCE (reduce_f32, float, double, D_NAN, -INFINITY, INFINITY, NAN, A_ADD, A_MUL, PLAIN_CAST)
+DEFINE_REDUCE (reduce_f64, double, double, D_NAN, -INFINITY, INFINITY, NAN, A_ADD, A_MUL, PLAIN_CAST)
+DEFINE_REDUCE (reduce_i8, int8_t, double, NO_NAN, INT8_MIN, INT8_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_u8, uint8_t, double, NO_NAN, 0, UINT8_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_i16, int16_t, double, NO_NAN, INT16_MIN, INT16_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_u16, uint16_t, double, NO_NAN, 0, UINT16_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_i32, int32_t, double, NO_NAN, INT32_MIN, INT32_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_u32, uint32_t, double, NO_NAN, 0, UINT32_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_i64, int64_t, int64_t, NO_NAN, INT64_MIN, INT64_MAX, 0, W_ADD, W_MUL, PLAIN_CAST)
+DEFINE_REDUCE (reduce_u64, uint64_t, uint64_t, NO_NAN, 0, UINT64_MAX, 0, W_ADD, W_MUL, PLAIN_CAST)
+DEFINE_REDUCE (reduce_i64d, int64_t, double, NO_NAN, INT64_MIN, INT64_MAX, 0, A_ADD, A_MUL, SAT_CAST)
+DEFINE_REDUCE (reduce_u64d, uint64_t, double, NO_NAN, 0, UINT64_MAX, 0, A_ADD, A_MUL, SAT_CAST)
 
 #define RUN(FN, T) FN (&p, d->kind, (const T *) xd, (T *) yd)
 

@@ -615,7 +615,11 @@ eval_interp (const ClinferNode *node, const ClinferTensor *x, ClinferTensor *y,
       inner *= cur.dims[k];
     cur.dims[i] = p->out[i];
     on = clinfer_shape_n_elements (&cur);
-    if (on < 0 || (next = g_try_new (float, MAX (on, 1))) == NULL)
+    /* One dim at a time: an upscaled dim before a downscaled one can make
+     * the intermediate larger than input and output; the memory limit
+     * bounds it too. */
+    if (on < 0 || (guint64) on > clinfer_graph_get_memory_limit (node->graph)
+        / sizeof (float) || (next = g_try_new (float, MAX (on, 1))) == NULL)
       goto oom;
     resample_dim (buf, next, outer, in_len, p->out[i], inner, taps, nt,
         d->extrapolation);
@@ -632,8 +636,11 @@ eval_interp (const ClinferNode *node, const ClinferTensor *x, ClinferTensor *y,
   return TRUE;
 oom:
   g_free (buf);
-  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-      "%s: cannot allocate the resize buffers", clinfer_node_label (node));
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
+      "%s: the resize's intermediate buffers would exceed the memory limit "
+      "of %" G_GUINT64_FORMAT " bytes (resize the downscaled dims first, in "
+      "a Resize of their own)", clinfer_node_label (node),
+      clinfer_graph_get_memory_limit (node->graph));
   return FALSE;
 }
 
@@ -694,8 +701,14 @@ clinfer_resize_geometry (const ClinferNode *node, ClinferElementType type,
   g->rank = is->rank;
   g->extrapolation = d->extrapolation;
   store_value (type, &g->fill, 0, d->extrapolation);
-  for (int i = 0; i < is->rank; i++) {
+  for (int i = 0; i < is->rank; i++)
     g->out[i] = p.out[i];
+  /* An empty output reads nothing: no taps, whose tables would be sized
+   * by the other (possibly huge) dims. */
+  for (int i = 0; i < is->rank; i++)
+    if (p.out[i] == 0)
+      return TRUE;
+  for (int i = 0; i < is->rank; i++) {
     if (d->mode != MODE_NEAREST) {
       g->taps[i] = dim_taps (d, &p, i, is->dims[i]);
       continue;

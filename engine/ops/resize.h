@@ -26,7 +26,8 @@ typedef struct {
   int rank;
   int64_t out[CLINFER_MAX_RANK];
   /* Per dim, out[d] taps; NULL for a dim that linear or cubic leave
-   * unchanged (nearest: never NULL). Applied last dim first. */
+   * unchanged (nearest: never NULL), and for every dim when the output
+   * is empty (some out[d] is 0). Applied last dim first. */
   ClinferResizeTap *taps[CLINFER_MAX_RANK];
   float extrapolation;       /* tf_crop_and_resize outside the crop */
   guint64 fill;              /* the same as bits of the element type */

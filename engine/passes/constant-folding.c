@@ -6,10 +6,11 @@
 #include "ops/op.h"
 #include <string.h>
 
-/* Largest tensor folding may create: folding must not blow up memory
- * (an Expand or Tile of a constant to a huge activation is cheaper at
- * run time). */
-#define FOLD_MAX_BYTES (64 * 1024 * 1024)
+/* Largest tensor folding may create from small inputs: folding must not
+ * blow up memory (an Expand or Tile of a constant to a huge activation is
+ * cheaper at run time). A node may fold to more when its inputs' values
+ * already take as much (a Transpose or Cast of a large weight). */
+#define FOLD_MAX_BYTES (16 * 1024 * 1024)
 
 static gboolean
 inputs_known (const ClinferNode *node)
@@ -30,16 +31,36 @@ shape_only_op (const ClinferNode *node)
       || strcmp (node->op_type, "Size") == 0);
 }
 
+/* Bytes the values of @node's inputs take. */
+static guint64
+input_value_bytes (const ClinferNode *node)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < node->n_inputs; i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (d && d->value)
+      total += clinfer_tensor_get_byte_size (d->value);
+  }
+  return total;
+}
+
 static gboolean
 can_fold (const ClinferNode *node)
 {
+  guint64 out_bytes = 0, max_bytes;
+
   if (node->def == NULL || node->def->eval == NULL
       || (node->def->flags & (CLINFER_OP_NO_FOLD | CLINFER_OP_SOURCE)))
     return FALSE;
+  max_bytes = MIN (MAX (FOLD_MAX_BYTES, input_value_bytes (node)),
+      clinfer_graph_get_memory_limit (node->graph));
   for (guint i = 0; i < node->n_outputs; i++) {
-    int64_t n = clinfer_shape_n_elements (&node->outputs[i].shape);
-    gsize es = clinfer_element_type_size (node->outputs[i].type);
-    if (n < 0 || es == 0 || (guint64) n * es > FOLD_MAX_BYTES)
+    guint64 bytes;
+    if (!clinfer_shape_get_byte_size (&node->outputs[i].shape,
+            node->outputs[i].type, &bytes)
+        || !clinfer_size_add (out_bytes, bytes, &out_bytes)
+        || out_bytes > max_bytes)
       return FALSE;
   }
   if (shape_only_op (node)) {
@@ -50,9 +71,10 @@ can_fold (const ClinferNode *node)
 }
 
 /* Evaluates @node on its inputs' values and stores the results as port
- * values. */
+ * values; *@folded says whether it did (a node it cannot evaluate is left
+ * to run time, without an error). */
 static gboolean
-fold_node (ClinferNode *node, GError **error)
+fold_node (ClinferNode *node, gboolean *folded, GError **error)
 {
   ClinferTensor *in[64] = { NULL }, *out[16] = { NULL };
   g_autoptr (GPtrArray) dummies = g_ptr_array_new_with_free_func (
@@ -89,6 +111,7 @@ fold_node (ClinferNode *node, GError **error)
     node->outputs[i].value = g_steal_pointer (&out[i]);
   }
   ok = TRUE;
+  *folded = TRUE;
 done:
   for (guint i = 0; i < node->n_outputs; i++)
     if (out[i])
@@ -127,6 +150,7 @@ clinfer_pass_fold_constants (ClinferGraph *graph, const ClinferPassContext *ctx,
     return FALSE;
   for (guint i = 0; i < order->len; i++) {
     ClinferNode *node = g_ptr_array_index (order, i);
+    gboolean done = FALSE;
 
     /* Inferred again with every value folded before it, so a shape that
      * became static upstream (a Reshape whose target was just folded)
@@ -135,9 +159,10 @@ clinfer_pass_fold_constants (ClinferGraph *graph, const ClinferPassContext *ctx,
       return FALSE;
     if (!can_fold (node))
       continue;
-    if (!fold_node (node, error))
+    if (!fold_node (node, &done, error))
       return FALSE;
-    g_ptr_array_add (folded, node);
+    if (done)
+      g_ptr_array_add (folded, node);
   }
   for (guint i = 0; i < folded->len; i++)
     replace_by_constants (graph, g_ptr_array_index (folded, i));

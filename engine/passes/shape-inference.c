@@ -35,6 +35,8 @@ clinfer_node_infer (ClinferNode *node, GError **error)
     return FALSE;
   }
   for (guint i = 0; i < node->n_outputs; i++) {
+    if (!clinfer_node_check_output_size (node, i, &outp[i], error))
+      return FALSE;
     node->outputs[i].type = outp[i].type;
     node->outputs[i].shape = outp[i].shape;
   }

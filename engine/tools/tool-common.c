@@ -1,6 +1,7 @@
 /* clinfer tools — shared option parsing, error reporting and the
  * read → inputs → compile → request sequence every CLI goes through. */
 #include "tool-common.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ tool_options_clear (ToolOptions *opts)
   g_clear_pointer (&opts->device, g_free);
   g_clear_pointer (&opts->shapes, g_strfreev);
   g_clear_pointer (&opts->config_file, g_free);
+  g_clear_pointer (&opts->memory_limit, g_free);
   g_clear_pointer (&opts->custom_libs, g_strfreev);
   g_clear_pointer (&opts->disable_passes, g_strfreev);
   g_clear_pointer (&opts->inputs, g_strfreev);
@@ -110,7 +112,39 @@ check_parsed (ToolOptions *opts, GError **error)
         "--threads must be 0 (all cores) or more, got %d", opts->threads);
     return FALSE;
   }
+  if (opts->memory_limit
+      && !tool_parse_byte_size (opts->memory_limit, &opts->memory_limit_bytes)) {
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
+        "--memory-limit: '%s' is not a size (expected bytes, optionally "
+        "with K, M, G or T: 512M, 2G)", opts->memory_limit);
+    return FALSE;
+  }
   return check_assignments (opts, error);
+}
+
+gboolean
+tool_parse_byte_size (const char *text, guint64 *bytes)
+{
+  char *end = NULL;
+  guint64 v, unit = 1;
+
+  if (text == NULL || !g_ascii_isdigit (*text))
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoull (text, &end, 10);
+  if (errno)
+    return FALSE;
+  switch (g_ascii_toupper (*end)) {
+    case '\0': break;
+    case 'K': unit = G_GUINT64_CONSTANT (1) << 10; end++; break;
+    case 'M': unit = G_GUINT64_CONSTANT (1) << 20; end++; break;
+    case 'G': unit = G_GUINT64_CONSTANT (1) << 30; end++; break;
+    case 'T': unit = G_GUINT64_CONSTANT (1) << 40; end++; break;
+    default: return FALSE;
+  }
+  if (g_ascii_toupper (*end) == 'B' || (*end == 'i' && end[1] == 'B'))
+    end += *end == 'i' ? 2 : 1;
+  return *end == '\0' && v > 0 && clinfer_size_mul (v, unit, bytes);
 }
 
 gboolean
@@ -131,6 +165,9 @@ tool_options_parse (ToolOptions *opts, const char *summary,
       "Shared library of custom CPU ops (repeatable)", "PATH" },
     { "disable-pass", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts->disable_passes,
       "Skip compile pass NAME (repeatable)", "NAME" },
+    { "memory-limit", 0, 0, G_OPTION_ARG_STRING, &opts->memory_limit,
+      "Refuse a model whose tensors need more than SIZE bytes (K, M, G, T "
+      "suffixes; default: the machine's physical memory)", "SIZE" },
     { "no-fallback", 0, 0, G_OPTION_ARG_NONE, &opts->no_fallback,
       "Fail instead of running nodes the device cannot run on the CPU", NULL },
     { "input", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opts->inputs,
@@ -273,6 +310,7 @@ tool_compile_config_new (const ToolOptions *opts, GError **error)
     clinfer_compile_config_set_config_file (config, opts->config_file);
   clinfer_compile_config_set_threads (config, opts->threads);
   clinfer_compile_config_set_allow_fallback (config, !opts->no_fallback);
+  clinfer_compile_config_set_memory_limit (config, opts->memory_limit_bytes);
   for (guint i = 0; opts->disable_passes && opts->disable_passes[i]; i++) {
     g_autoptr(GError) err = NULL;
     if (!clinfer_compile_config_disable_pass (config, opts->disable_passes[i],

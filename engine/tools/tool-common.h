@@ -35,6 +35,8 @@ typedef struct {
   char **custom_libs;
   char **disable_passes;
   gboolean no_fallback;
+  char *memory_limit;     /* --memory-limit text, NULL = physical memory */
+  guint64 memory_limit_bytes;
   char **inputs;          /* NAME=FILE.npy */
   gboolean version;
   gboolean list_devices;  /* --list-devices: no MODEL needed */
@@ -43,6 +45,9 @@ typedef struct {
 } ToolOptions;
 
 void tool_options_init (ToolOptions *opts, const char *tool_name);
+/* "512M", "2G", "1048576" (K M G T are powers of 1024; a trailing B or
+ * iB is allowed) into *@bytes; FALSE when malformed, 0 or too large. */
+gboolean tool_parse_byte_size (const char *text, guint64 *bytes);
 void tool_options_clear (ToolOptions *opts);
 /* Parses the shared options plus the tool's @extra entries (may be NULL;
  * G_OPTION_ENTRY_NULL-terminated). -h/--help print the help and exit 0.

@@ -716,6 +716,150 @@ test_memory_planning_aliases (void)
   }
 }
 
+/* ---- checked sizes and the memory limit (issue: fuzzing) ---- */
+
+static void
+test_checked_sizes (void)
+{
+  guint64 r = 7;
+  int64_t big[] = { G_GINT64_CONSTANT (1) << 40, G_GINT64_CONSTANT (1) << 40 };
+  int64_t empty_huge[] = { 0, G_GINT64_CONSTANT (1) << 30,
+    G_GINT64_CONSTANT (1) << 30 };
+  int64_t ok[] = { 0, 5, 7 }, fine[] = { 2, 3, 4 };
+  ClinferShape s;
+
+  g_assert_true (clinfer_size_mul (G_GUINT64_CONSTANT (1) << 32,
+          G_GUINT64_CONSTANT (1) << 31, &r));
+  g_assert_cmpuint (r, ==, G_GUINT64_CONSTANT (1) << 63);
+  r = 7;
+  g_assert_false (clinfer_size_mul (G_GUINT64_CONSTANT (1) << 32,
+          G_GUINT64_CONSTANT (1) << 32, &r));
+  g_assert_cmpuint (r, ==, 7);           /* untouched on overflow */
+  g_assert_false (clinfer_size_add (G_MAXUINT64, 1, &r));
+  g_assert_true (clinfer_size_add (G_MAXUINT64 - 1, 1, &r));
+  g_assert_cmpuint (r, ==, G_MAXUINT64);
+
+  s = clinfer_shape_make (3, fine);
+  g_assert_true (clinfer_shape_get_byte_size (&s, CLINFER_TYPE_F32, &r));
+  g_assert_cmpuint (r, ==, 96);
+  /* 2^80 bytes: overflows. */
+  s = clinfer_shape_make (2, big);
+  g_assert_false (clinfer_shape_get_byte_size (&s, CLINFER_TYPE_U8, &r));
+  /* No elements, but strides of 2^60 bytes: refused too (the stride
+   * arithmetic of tensor.c:59 overflowed on such shapes). */
+  s = clinfer_shape_make (3, empty_huge);
+  g_assert_false (clinfer_shape_get_byte_size (&s, CLINFER_TYPE_F32, &r));
+  g_assert_null (clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL));
+  s = clinfer_shape_make (3, ok);
+  g_assert_true (clinfer_shape_get_byte_size (&s, CLINFER_TYPE_F32, &r));
+  g_assert_cmpuint (r, ==, 0);
+  g_assert_false (clinfer_shape_get_byte_size (&s, CLINFER_TYPE_UNDEFINED, &r));
+}
+
+/* x[1x4096] f32 -> Relu -> Neg: 16 KiB per tensor. */
+static ClinferModel *
+build_relu_model (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("limit", "limit.onnx");
+  int64_t d[] = { 1, 4096 };
+  ClinferShape s = clinfer_shape_make (2, d);
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  ClinferNode *r = add_op (g, "Relu", "r", x, NULL);
+  ClinferPortRef out = { add_op (g, "Neg", "z", r, NULL), 0 };
+
+  clinfer_graph_add_output (g, out, "z");
+  return model_from_graph (g);
+}
+
+static void
+test_memory_limit (void)
+{
+  g_autoptr (ClinferModel) m = build_relu_model ();
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferCompiled) c = NULL;
+  GError *err = NULL;
+
+  /* Default: the machine's memory. */
+  g_assert_cmpuint (clinfer_compile_config_get_memory_limit (cfg), >,
+      G_GUINT64_CONSTANT (1) << 24);
+  /* Relu's and Neg's outputs live at once: 32 KiB of arena. */
+  clinfer_compile_config_set_memory_limit (cfg, 32768);
+  g_assert_cmpuint (clinfer_compile_config_get_memory_limit (cfg), ==, 32768);
+  c = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  g_clear_pointer (&c, clinfer_compiled_unref);
+  clinfer_compile_config_set_memory_limit (cfg, 32767);
+  c = clinfer_compile (m, cfg, &err);
+  g_assert_null (c);
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (err->message, "intermediate tensors need 32768 bytes"));
+  g_clear_error (&err);
+  /* One tensor over the limit: refused, naming the node and the size. */
+  clinfer_compile_config_set_memory_limit (cfg, 16383);
+  c = clinfer_compile (m, cfg, &err);
+  g_assert_null (c);
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (err->message, "limit.onnx"));
+  g_assert_nonnull (strstr (err->message, "'x'"));
+  g_assert_nonnull (strstr (err->message, "needs 16384 bytes"));
+  g_assert_nonnull (strstr (err->message, "16383"));
+  g_clear_error (&err);
+}
+
+/* c[1x1] -> Expand to 2048x4096 (32 MiB f32) -> Add x: folding would
+ * create 32 MiB from 4 bytes, so the Expand is left to run time. */
+static void
+test_folding_does_not_blow_up (void)
+{
+  int64_t cd[] = { 1, 1 }, sd[] = { 2 }, xd[] = { 2048, 4096 };
+  int64_t shape_v[] = { 2048, 4096 };
+  float cv[1] = { 0 };
+  ClinferGraph *g = clinfer_graph_new ("expand", "expand.onnx");
+  g_autoptr (ClinferTensor) ct = op_test_f32 (2, cd, cv);
+  g_autoptr (ClinferTensor) st = op_test_i64 (1, sd, shape_v);
+  ClinferShape xs = clinfer_shape_make (2, xd);
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  ClinferNode *c = clinfer_graph_add_constant (g, "c", ct);
+  ClinferNode *sh = clinfer_graph_add_constant (g, "s", st);
+  ClinferNode *e = add_op (g, "Expand", "e", c, sh);
+  ClinferPortRef out = { add_op (g, "Add", "y", x, e), 0 };
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) comp = NULL;
+  GError *err = NULL;
+
+  clinfer_graph_add_output (g, out, "y");
+  m = model_from_graph (g);
+  comp = clinfer_compile (m, NULL, &err);
+  g_assert_no_error (err);
+  /* Expand and Add both run: nothing of 16 MiB was folded. */
+  g_assert_cmpuint (clinfer_compiled_get_n_steps (comp), ==, 2);
+}
+
+/* A Shape whose input has no element type (what a one-bit change to
+ * test_shape_example gave the fuzzer): the pass leaves it alone instead
+ * of replacing it by a constant it could not compute (a NULL dereference
+ * in clinfer_graph_add_constant). */
+static void
+test_folding_skips_untyped_shape (void)
+{
+  int64_t d[] = { 2, 3 };
+  ClinferShape s = clinfer_shape_make (2, d);
+  ClinferGraph *g = clinfer_graph_new ("shape", "shape.onnx");
+  ClinferNode *x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_UNDEFINED, &s);
+  ClinferNode *sh = add_op (g, "Shape", "sh", x, NULL);
+  ClinferPortRef out = { add_op (g, "Neg", "y", sh, NULL), 0 };
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  GError *err = NULL;
+
+  clinfer_graph_add_output (g, out, "y");
+  m = model_from_graph (g);
+  c = clinfer_compile (m, NULL, &err);
+  g_assert_no_error (err);
+  /* Shape stays a step (it could not be folded), Neg after it. */
+  g_assert_cmpuint (clinfer_compiled_get_n_steps (c), ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -728,6 +872,10 @@ main (int argc, char **argv)
   g_test_add_func ("/core/graph/topological-order", test_graph_topological_order);
   g_test_add_func ("/core/graph/cycle-names-a-node", test_graph_cycle_names_a_node);
   g_test_add_func ("/core/passes/constant-folding", test_constant_folding);
+  g_test_add_func ("/core/passes/folding-does-not-blow-up", test_folding_does_not_blow_up);
+  g_test_add_func ("/core/passes/folding-skips-untyped-shape", test_folding_skips_untyped_shape);
+  g_test_add_func ("/core/sizes/checked", test_checked_sizes);
+  g_test_add_func ("/core/compile/memory-limit", test_memory_limit);
   g_test_add_func ("/core/passes/disabled-passes-same-result", test_disabled_passes_same_result);
   g_test_add_func ("/core/memplan/reuses-buffers", test_memory_planning_reuses_buffers);
   g_test_add_func ("/core/memplan/aliases", test_memory_planning_aliases);

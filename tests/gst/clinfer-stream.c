@@ -378,10 +378,26 @@ expect_error (const gchar * props, GQuark domain, gint code,
   gst_message_unref (msg);
 }
 
+/* Runs videotestsrc ! clinfer @props ! fakesink: TRUE at EOS. */
+static gboolean
+run_ok (const gchar * props)
+{
+  g_autofree gchar *desc = g_strdup_printf ("videotestsrc num-buffers=2 ! "
+      "video/x-raw,width=32,height=24 ! clinfer %s ! fakesink", props);
+  GstMessage *msg = test_run_pipeline (desc, 30);
+  gboolean ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+
+  if (msg)
+    gst_message_unref (msg);
+  return ok;
+}
+
 GST_START_TEST (test_errors)
 {
   g_autofree gchar *gst_dir = test_data_path ("gst");
   g_autofree gchar *unknown = test_data_path ("errors/unknown-op.onnx");
+  g_autofree gchar *fuzz_crash =
+      test_data_path ("fuzz/onnx/input-without-type.onnx");
   g_autofree gchar *tmp_dir = g_dir_make_tmp ("clinfer-gst-XXXXXX", NULL);
   g_autofree gchar *corrupt = g_build_filename (tmp_dir, "corrupt.onnx", NULL);
   g_autofree gchar *config = g_build_filename (tmp_dir, "layers.xml", NULL);
@@ -415,6 +431,23 @@ GST_START_TEST (test_errors)
   p = g_strdup_printf ("model=\"%s\"", unknown);
   expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
       "FrobnicateTensor", "mystery");
+  g_free (p);
+  /* The model the fuzzer made from test_shape_example (an input without
+   * element type): an error, not the SIGSEGV it once gave. */
+  p = g_strdup_printf ("model=\"%s\"", fuzz_crash);
+  expect_error (p, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "graph input 'x' has no element type", NULL);
+  g_free (p);
+  /* The memory limit: the model's 1x3x12x16 f32 input alone is 2304
+   * bytes. */
+  p = g_strdup_printf ("model=\"%s/identity-nchw-f32.onnx\" "
+      "memory-limit=2000", gst_dir);
+  expect_error (p, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+      "property 'memory-limit'", "needs 2304 bytes, over the memory limit of 2000 bytes");
+  g_free (p);
+  p = g_strdup_printf ("model=\"%s/identity-nchw-f32.onnx\" "
+      "memory-limit=1000000", gst_dir);
+  fail_unless (run_ok (p));
   g_free (p);
 
   p = MODEL ("ssd.onnx");

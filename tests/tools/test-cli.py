@@ -105,6 +105,9 @@ def test_usage(c, exe, prog, model):
             ([model, "--device", "GPU.x"], "malformed GPU.N", ["GPU.x"]),
             ([model, "--threads", "abc"], "--threads abc", ["abc"]),
             ([model, "--threads", "-2"], "--threads -2", ["-2"]),
+            ([model, "--memory-limit", "12Q"], "--memory-limit 12Q",
+             ["--memory-limit", "12Q"]),
+            ([model, "--memory-limit", "0"], "--memory-limit 0", ["'0'"]),
             ([model, "--shape", "nonsense"], "malformed --shape", ["--shape"]),
             ([model, "--input", "nofile"], "malformed --input", ["--input"]),
             ([model, "--disable-pass", "no-such-pass"], "unknown pass",
@@ -223,6 +226,16 @@ def test_run(c, run_exe, model, tmp, inputs):
                           + make_inputs(tmp, inputs))
     c.check(rc2 == 0 and out2 == out, "same lines with --device CPU --no-fallback",
             err2)
+    # The memory limit: a generous one changes nothing; one below the
+    # input's own size is a one-line error naming the node and the size.
+    rc3, out3, err3 = run([run_exe, model, "--memory-limit", "1G"]
+                          + make_inputs(tmp, inputs))
+    c.check(rc3 == 0 and out3 == out, "same lines with --memory-limit 1G", err3)
+    rc3, out3, err3 = run([run_exe, model, "--memory-limit", "1K"]
+                          + make_inputs(tmp, inputs))
+    one_line_error(c, "clinfer-run --memory-limit 1K", rc3, err3, 1,
+                   "clinfer-run", ["over the memory limit of 1024 bytes",
+                                   "needs"])
 
 
 def test_benchmark(c, bench_exe, model, tmp, inputs):

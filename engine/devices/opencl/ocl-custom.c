@@ -188,6 +188,8 @@ load_kernel (const Loader *ld, xmlNodePtr e, OclCustomLayer *l, GError **error)
 {
   g_autoptr (GString) src = g_string_new (NULL);
 
+  if (l->entry != NULL)
+    return layer_error (error, ld, e, l->name, "more than one <Kernel>");
   l->entry = attr (e, "entry");
   if (l->entry == NULL || *l->entry == '\0')
     return layer_error (error, ld, e, l->name, "<Kernel> without entry");
@@ -274,6 +276,9 @@ load_rules (const Loader *ld, xmlNodePtr e, OclCustomLayer *l,
   g_autofree char *text = attr (e, which);
   g_auto (GStrv) parts = NULL;
 
+  /* A later <WorkSizes> replaces an earlier one. */
+  for (guint i = 0; i < *n; i++)
+    g_clear_pointer (&rules[i], clinfer_ocl_ws_free);
   *n = 0;
   if (text == NULL || *g_strstrip (text) == '\0')
     return TRUE;

@@ -40,6 +40,11 @@ clinfer_ocl_late_node_new (const ClinferNode *node, const ClinferValueInfo *in,
     g_free (l);
     return NULL;
   }
+  for (guint j = 0; j < no; j++)
+    if (!clinfer_node_check_output_size (node, j, &out[j], error)) {
+      g_free (l);
+      return NULL;
+    }
   /* The label is cached on first use: fill it in the original so the
    * copy shares it and never allocates one of its own. */
   (void) clinfer_node_label (node);

@@ -133,6 +133,23 @@ check_count (gsize have, int64_t want, const char *field, const char *origin,
   return FALSE;
 }
 
+/* The typed repeated field holding values of @type (the non-raw
+ * encoding): its name and how many values it has. */
+static gsize
+typed_field_count (const Onnx__TensorProto *p, ClinferElementType type,
+    const char **field)
+{
+  switch (type) {
+    case CLINFER_TYPE_F32: *field = "float_data"; return p->n_float_data;
+    case CLINFER_TYPE_F64: *field = "double_data"; return p->n_double_data;
+    case CLINFER_TYPE_I64: *field = "int64_data"; return p->n_int64_data;
+    case CLINFER_TYPE_U32:
+    case CLINFER_TYPE_U64: *field = "uint64_data"; return p->n_uint64_data;
+    case CLINFER_TYPE_STRING: *field = "string_data"; return p->n_string_data;
+    default: *field = "int32_data"; return p->n_int32_data;
+  }
+}
+
 /* Copies the typed repeated fields (the non-raw encoding) into @t. */
 static gboolean
 fill_from_typed_fields (const Onnx__TensorProto *p, ClinferTensor *t,
@@ -262,34 +279,37 @@ parse_external_keys (const Onnx__TensorProto *p, const char **location,
 }
 
 /* Reads external data (location/offset/length keys) relative to
- * @base_dir into @t, checking that the file holds enough bytes. */
-static gboolean
-fill_from_external (const Onnx__TensorProto *p, ClinferTensor *t,
-    const char *base_dir, const char *origin, const char *what,
-    GError **error)
+ * @base_dir into a new tensor of @type and @shape (@bytes bytes), after
+ * checking that the file holds them: a model cannot make us allocate
+ * more than its files hold. */
+static ClinferTensor *
+read_external (const Onnx__TensorProto *p, ClinferElementType type,
+    const ClinferShape *shape, gsize bytes, const char *base_dir,
+    const char *origin, const char *what, GError **error)
 {
-  gsize bytes = clinfer_tensor_get_byte_size (t);
+  g_autoptr (ClinferTensor) t = NULL;
   const char *location;
   guint64 offset;
   gint64 length;
   g_autofree char *path = NULL;
   FILE *f;
   gboolean ok;
+  off_t size;
 
   if (!parse_external_keys (p, &location, &offset, &length, origin, what,
           error))
-    return FALSE;
+    return NULL;
   if (base_dir == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_IO,
         "%s: %s keeps its data in external file '%s', but the model was "
         "not read from a directory", origin, what, location);
-    return FALSE;
+    return NULL;
   }
   if (length >= 0 && (guint64) length != bytes) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_PARSE,
         "%s: %s has external data length %" G_GINT64_FORMAT ", expected %"
         G_GSIZE_FORMAT " bytes", origin, what, length, bytes);
-    return FALSE;
+    return NULL;
   }
   path = g_build_filename (base_dir, location, NULL);
   f = fopen (path, "rb");
@@ -297,20 +317,29 @@ fill_from_external (const Onnx__TensorProto *p, ClinferTensor *t,
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_IO,
         "%s: cannot open external data file '%s' of %s: %s", origin, path,
         what, g_strerror (errno));
-    return FALSE;
+    return NULL;
   }
-  ok = offset <= G_MAXINT64 && fseeko (f, (off_t) offset, SEEK_SET) == 0
-      && fread (clinfer_tensor_get_data (t), 1, bytes, f) == bytes;
+  ok = fseeko (f, 0, SEEK_END) == 0 && (size = ftello (f)) >= 0
+      && offset <= (guint64) size && bytes <= (guint64) size - offset;
+  if (ok) {
+    t = clinfer_tensor_new (type, shape, error);
+    if (t == NULL) {
+      fclose (f);
+      return NULL;
+    }
+    ok = fseeko (f, (off_t) offset, SEEK_SET) == 0
+        && fread (clinfer_tensor_get_data (t), 1, bytes, f) == bytes;
+  }
   fclose (f);
   if (!ok) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_IO,
         "%s: external data file '%s' is too short for %s: expected %"
         G_GSIZE_FORMAT " bytes at offset %" G_GUINT64_FORMAT, origin, path,
         what, bytes, offset);
-    return FALSE;
+    return NULL;
   }
   swap_to_host (t);
-  return TRUE;
+  return g_steal_pointer (&t);
 }
 
 static gboolean
@@ -348,6 +377,7 @@ tensor_from_proto (const Onnx__TensorProto *p, const char *base_dir,
   g_autoptr (ClinferTensor) t = NULL;
   ClinferElementType type;
   ClinferShape shape;
+  guint64 bytes64;
   gsize bytes;
 
   if (!element_type_from_onnx (p->has_data_type ? p->data_type : 0, origin,
@@ -360,20 +390,33 @@ tensor_from_proto (const Onnx__TensorProto *p, const char *base_dir,
         "support", origin, what);
     return NULL;
   }
-  t = clinfer_tensor_new (type, &shape, error);
-  if (t == NULL)
+  /* Sizes are checked against the data the model holds before anything
+   * is allocated: a few bytes of protobuf may declare any dims. */
+  if (!clinfer_shape_get_byte_size (&shape, type, &bytes64) || bytes64 > G_MAXSIZE) {
+    g_autofree char *s = clinfer_shape_to_string (&shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_PARSE,
+        "%s: %s of shape %s and type %s is too large", origin, what, s,
+        clinfer_element_type_name (type));
     return NULL;
-  bytes = clinfer_tensor_get_byte_size (t);
+  }
+  bytes = (gsize) bytes64;
   if (p->has_data_location
       && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
     if (type == CLINFER_TYPE_STRING)
       goto no_raw_strings;
-    return fill_from_external (p, t, base_dir, origin, what, error)
+    return read_external (p, type, &shape, bytes, base_dir, origin, what,
+        error);
+  }
+  if (!p->has_raw_data) {
+    const char *field;
+    gsize have = typed_field_count (p, type, &field);
+    if (!check_count (have, clinfer_shape_n_elements (&shape), field, origin,
+            what, error))
+      return NULL;
+    t = clinfer_tensor_new (type, &shape, error);
+    return t && fill_from_typed_fields (p, t, origin, what, error)
         ? g_steal_pointer (&t) : NULL;
   }
-  if (!p->has_raw_data)
-    return fill_from_typed_fields (p, t, origin, what, error)
-        ? g_steal_pointer (&t) : NULL;
   if (type == CLINFER_TYPE_STRING)
     goto no_raw_strings;
   if (p->raw_data.len != bytes) {
@@ -384,6 +427,9 @@ tensor_from_proto (const Onnx__TensorProto *p, const char *base_dir,
         bytes, s, clinfer_element_type_name (type));
     return NULL;
   }
+  t = clinfer_tensor_new (type, &shape, error);
+  if (t == NULL)
+    return NULL;
   if (bytes > 0)
     memcpy (clinfer_tensor_get_data (t), p->raw_data.data, bytes);
   swap_to_host (t);
@@ -1034,6 +1080,14 @@ graph_add_inputs (ReadCtx *ctx, ClinferGraph *graph,
     }
     if (!shape_from_type (ctx, vi, &type, &shape, error))
       return FALSE;
+    /* The model's own inputs are bound by callers, who need their type;
+     * a subgraph's may take theirs from the enclosing node. */
+    if (graph->parent == NULL && type == CLINFER_TYPE_UNDEFINED) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_PARSE,
+          "%s: graph input '%s' has no element type (TypeProto.tensor_type."
+          "elem_type), which a model input needs", ctx->origin, vi->name);
+      return FALSE;
+    }
     node = clinfer_graph_add_input (graph, vi->name, type, &shape);
     scope_define (scope, vi->name, node, 0);
   }

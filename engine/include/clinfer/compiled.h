@@ -59,6 +59,17 @@ guint clinfer_compile_config_get_n_custom_ops (const ClinferCompileConfig *confi
 void clinfer_compile_config_set_profiling (ClinferCompileConfig *config,
     gboolean enable);
 
+/* The most bytes one tensor of the model, or all its intermediate tensors
+ * together, may take; and the most one constant folding may create (the
+ * smaller of this and 16 MiB). A model that needs more fails to compile
+ * with CLINFER_ERROR_OUT_OF_MEMORY naming the node and the size, before
+ * anything is allocated. 0 (the default) means the machine's physical
+ * memory. get_memory_limit() returns the limit in effect. */
+void clinfer_compile_config_set_memory_limit (ClinferCompileConfig *config,
+    guint64 bytes);
+guint64 clinfer_compile_config_get_memory_limit (
+    const ClinferCompileConfig *config);
+
 /* NULL-terminated list of the compile passes in the order they run. */
 const char *const *clinfer_pass_get_names (void);
 /* One-line description of pass @name, or NULL for an unknown name. */

@@ -18,6 +18,8 @@ G_BEGIN_DECLS
  * @CLINFER_ERROR_INVALID_ARGUMENT: an API argument or attribute value is invalid
  * @CLINFER_ERROR_NOT_IMPLEMENTED: a documented feature that is not available yet
  * @CLINFER_ERROR_UNSUPPORTED_VERSION: a format, IR or opset version newer than supported
+ * @CLINFER_ERROR_OUT_OF_MEMORY: a tensor or plan needs more memory than the
+ *   memory limit (clinfer_compile_config_set_memory_limit()) or the machine has
  *
  * Codes of the %CLINFER_ERROR domain. Messages always name the file,
  * node, input or option concerned and say what was expected.
@@ -32,6 +34,7 @@ typedef enum {
   CLINFER_ERROR_INVALID_ARGUMENT,
   CLINFER_ERROR_NOT_IMPLEMENTED,
   CLINFER_ERROR_UNSUPPORTED_VERSION,
+  CLINFER_ERROR_OUT_OF_MEMORY,
 } ClinferError;
 
 GQuark clinfer_error_quark (void);

@@ -39,6 +39,15 @@ typedef struct _ClinferCompileConfig ClinferCompileConfig;
  * one holding the same extensions). @config may be NULL. */
 ClinferModel *clinfer_model_read_with_config (const char *path,
     const ClinferCompileConfig *config, GError **error);
+/* (transfer full) Reads a model held in memory: an ONNX ModelProto, or
+ * OpenVINO IR XML text (recognised by its leading '<') whose weights are
+ * @weights (the .bin's bytes; NULL when it has no Const data). @name
+ * (may be NULL: "model") stands for the file in messages. ONNX external
+ * data is refused (there is no folder to resolve it in). @config as in
+ * clinfer_model_read_with_config(). */
+ClinferModel *clinfer_model_read_from_data (const guint8 *data, gsize size,
+    const guint8 *weights, gsize weights_size, const char *name,
+    const ClinferCompileConfig *config, GError **error);
 ClinferModel *clinfer_model_ref (ClinferModel *model);
 void clinfer_model_unref (ClinferModel *model);
 

@@ -65,6 +65,25 @@ gboolean clinfer_shape_equal (const ClinferShape *a, const ClinferShape *b);
 /* Number of elements; -1 when a dim is dynamic or the rank unknown, and -1
  * too when the count would overflow int64. */
 int64_t clinfer_shape_n_elements (const ClinferShape *shape);
+
+/* Largest byte size of one tensor (2^48: the products of its dims, of
+ * its strides and of any index into it fit int64 with room to spare). */
+#define CLINFER_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 48)
+
+/* Overflow-checked size arithmetic: *@result = @a * @b (or @a + @b);
+ * FALSE, leaving *@result untouched, when it does not fit 64 bits. Every
+ * element count, stride and byte size the engine computes from what a
+ * model or a caller gives goes through these or
+ * clinfer_shape_get_byte_size(). */
+gboolean clinfer_size_mul (guint64 a, guint64 b, guint64 *result);
+gboolean clinfer_size_add (guint64 a, guint64 b, guint64 *result);
+/* Bytes a contiguous tensor of @shape and @type takes. FALSE when @shape
+ * is not static, @type has no fixed size, or the size -- or the outermost
+ * stride, counting 0-length dims as 1 -- is over CLINFER_MAX_TENSOR_BYTES.
+ * Every other count, stride and offset of such a tensor is then below
+ * that bound too. */
+gboolean clinfer_shape_get_byte_size (const ClinferShape *shape,
+    ClinferElementType type, guint64 *bytes);
 /* "1x3x224x224", "scalar" for rank 0, "?" for dynamic dims, "[?]" for
  * unknown rank. Free with g_free(). */
 char *clinfer_shape_to_string (const ClinferShape *shape);
