@@ -8,8 +8,8 @@
 # unit, golden, error, element, opencl (on PoCL) and conformance-sample suites on an
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/); the
 # goldens and the conformance sample with oneDNN and OpenCL disabled
-# (build-no-onednn/); and a clang build running the IR reader's libFuzzer
-# target for 60 s (build-fuzz/). The README's test command and CI (.ci/run)
+# (build-no-onednn/); and a clang build running every libFuzzer target of
+# tests/fuzz for 60 s each (build-fuzz/). The README's test command and CI (.ci/run)
 # both run this script, so they cannot drift apart.
 #
 # Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off] [--no-fuzz]
@@ -19,8 +19,8 @@
 #   --no-asan  skip the sanitizer build
 #   --no-onednn-off  skip the third build with -Donednn=disabled (goldens and
 #              conformance sample on the portable C kernels, build-no-onednn/)
-#   --no-fuzz  skip the clang build (build-fuzz/) and its 60 s libFuzzer run of
-#              the IR reader (suite fuzz)
+#   --no-fuzz  skip the clang build (build-fuzz/) and its libFuzzer runs
+#              (suite fuzz: every target 60 s)
 # Environment: CLINFER_ASAN_SUITES (default "unit golden error element opencl conformance-sample") picks the
 # suites run under the sanitizers; suites with no test are left out.
 #
@@ -159,12 +159,12 @@ if [ "$run_no_onednn" -eq 1 ] && grep -q CLINFER_HAVE_ONEDNN build-release/compi
   fi
 fi
 
-# The whole project built with clang (-Dwerror=true), and the OpenVINO IR
-# reader's libFuzzer target (tests/fuzz, -Dfuzzing=true) run for 60 s from
-# its seed corpus (suite fuzz). Needs clang and its libFuzzer runtime
+# The whole project built with clang (-Dwerror=true), and every libFuzzer
+# target (tests/fuzz, -Dfuzzing=true: ONNX, IR, config XML, .npy, op runs,
+# the element) run for 60 s from its seed corpus (suite fuzz). Needs clang and its libFuzzer runtime
 # (install-deps.sh: clang libclang-rt-dev libomp-dev).
 if [ "$run_fuzz" -eq 1 ]; then
-  echo "==> clang build with the IR reader's libFuzzer target (build-fuzz)"
+  echo "==> clang build with the libFuzzer targets (build-fuzz)"
   if ! command -v clang >/dev/null 2>&1; then
     echo "test-all.sh: clang not found (scripts/install-deps.sh installs it; --no-fuzz skips)" >&2
     status=1

@@ -1,0 +1,176 @@
+/* clinfer — fuzz target: the clinfer element's property strings, caps and
+ * frames. Each input builds one element (the plugin's sources are
+ * compiled into this target and registered statically) around one of the
+ * small models of tests/data/gst, with the properties, caps and frame
+ * layout the input chooses, pushes one frame through a GstHarness and
+ * pulls what comes out: pre-processing (every format, any size, any
+ * stride), the decoders, the tensor meta. A refusal (a caps or property
+ * error) is fine; a crash, a sanitizer report or a leak is not.
+ *
+ * Input layout, read front to back (missing bytes read as 0):
+ *   u8 model, u8 format, u8 width, u8 height (1..256 each, + u8 scale:
+ *   x1..x8 for width), u8 resize-method, u8 decoder, u8 flags
+ *   (reverse-channels, a labels file, GstVideoMeta strides), u8 stride
+ *   padding, then three strings each of a u8 length and its bytes:
+ *   mean-values, scale-values and the labels file's text; the rest fills
+ *   the frame (repeated). */
+#include "fuzz-common.h"
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gstclinfer.h"
+
+static const char *const model_names[] = {
+  "identity-nchw-f32.onnx", "identity-nhwc-u8.onnx", "identity-nchw-f16.onnx",
+  "identity-gray.onnx", "identity-nhwc-f32.onnx", "identity-dynamic.onnx",
+  "blazeface-synthetic.onnx", "ssd.onnx", "classification-probs.onnx",
+  "classification-logits.onnx", "rank2.onnx", "multi-input.onnx",
+};
+
+static const GstVideoFormat formats[] = {
+  GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBx,
+  GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB, GST_VIDEO_FORMAT_xBGR,
+  GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB,
+  GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
+  GST_VIDEO_FORMAT_GRAY8,
+  /* not accepted: caps negotiation must refuse them cleanly */
+  GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_GRAY16_LE,
+};
+
+static char *labels_path;
+
+static void
+remove_labels (void)
+{
+  g_unlink (labels_path);
+}
+
+static void
+setup (void)
+{
+  int fd;
+
+  /* Only this plugin: no registry scan of the system's. */
+  g_setenv ("GST_REGISTRY_FORK", "no", TRUE);
+  g_setenv ("GST_PLUGIN_SYSTEM_PATH_1_0", "", TRUE);
+  g_setenv ("GST_PLUGIN_PATH_1_0", "", TRUE);
+  gst_init (NULL, NULL);
+  if (!GST_ELEMENT_REGISTER (clinfer, NULL))
+    exit (1);
+  fd = g_file_open_tmp ("clinfer-fuzz-labels-XXXXXX", &labels_path, NULL);
+  if (fd < 0)
+    exit (1);
+  close (fd);
+  atexit (remove_labels);
+}
+
+static char *
+take_string (FuzzInput *in)
+{
+  gsize n;
+  const guint8 *p = fuzz_bytes (in, fuzz_u8 (in), &n);
+
+  return g_strndup ((const char *) p, n);
+}
+
+/* A frame of @info with the input's remaining bytes (repeated, or zeros),
+ * and a GstVideoMeta when @meta (the strides of @info, possibly padded). */
+static GstBuffer *
+make_frame (const GstVideoInfo *info, gboolean meta, FuzzInput *in)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (info),
+      NULL);
+  GstMapInfo map;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (gsize i = 0; i < map.size; i++)
+    map.data[i] = in->size ? in->data[i % in->size] : 0;
+  gst_buffer_unmap (buf, &map);
+  if (meta)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_INFO_WIDTH (info),
+        GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_N_PLANES (info),
+        (gsize *) info->offset, (gint *) info->stride);
+  return buf;
+}
+
+gboolean
+fuzz_one (const guint8 *data, gsize size, GError **error)
+{
+  FuzzInput in = { data, size };
+  g_autofree char *model = NULL, *mean = NULL, *scale = NULL, *labels = NULL;
+  g_autoptr (GstCaps) caps = NULL;
+  GstVideoInfo info;
+  GstElement *element;
+  GstHarness *h;
+  GstBuffer *out;
+  GstFlowReturn flow;
+  guint8 model_i, format_i, flags, pad;
+  gint width, height;
+  const char *resize[] = { "stretch", "letterbox", "crop" };
+  const char *decoder[] = { "none", "blazeface", "ssd", "classification" };
+
+  if (labels_path == NULL)
+    setup ();
+  model_i = fuzz_u8 (&in) % G_N_ELEMENTS (model_names);
+  format_i = fuzz_u8 (&in) % G_N_ELEMENTS (formats);
+  width = fuzz_u8 (&in) + 1;
+  height = fuzz_u8 (&in) + 1;
+  width *= fuzz_u8 (&in) % 8 + 1;
+  const char *resize_method = resize[fuzz_u8 (&in) % G_N_ELEMENTS (resize)];
+  const char *decoder_name = decoder[fuzz_u8 (&in) % G_N_ELEMENTS (decoder)];
+  flags = fuzz_u8 (&in);
+  pad = fuzz_u8 (&in);
+  mean = take_string (&in);
+  scale = take_string (&in);
+  labels = take_string (&in);
+
+  model = g_build_filename (FUZZ_GST_DATA, model_names[model_i], NULL);
+  element = gst_element_factory_make ("clinfer", NULL);
+  g_object_set (element, "model", model, "threads", 1, "silent", TRUE,
+      "memory-limit", (guint64) FUZZ_MEMORY_LIMIT,
+      "reverse-channels", (flags & 1) != 0, NULL);
+  gst_util_set_object_arg (G_OBJECT (element), "resize-method", resize_method);
+  gst_util_set_object_arg (G_OBJECT (element), "decoder", decoder_name);
+  if (*mean || (flags & 2))
+    g_object_set (element, "mean-values", mean, NULL);
+  if (*scale || (flags & 4))
+    g_object_set (element, "scale-values", scale, NULL);
+  if (flags & 8) {
+    if (!g_file_set_contents (labels_path, labels, -1, NULL))
+      abort ();
+    g_object_set (element, "labels-file", labels_path, NULL);
+  }
+
+  gst_video_info_set_format (&info, formats[format_i], (guint) width,
+      (guint) height);
+  if (flags & 16) {
+    /* Padded rows, as a decoder or camera with aligned strides gives. */
+    gsize offset = 0;
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      info.stride[p] += pad;
+      info.offset[p] = offset;
+      offset += (gsize) info.stride[p]
+          * GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (info.finfo, p, height);
+    }
+    info.size = offset;
+  }
+  caps = gst_video_info_to_caps (&info);
+
+  h = gst_harness_new_with_element (element, "sink", "src");
+  gst_object_unref (element);
+  gst_harness_set_src_caps (h, g_steal_pointer (&caps));
+  flow = gst_harness_push (h, make_frame (&info, (flags & 16) != 0, &in));
+  if (flow == GST_FLOW_OK) {
+    out = gst_harness_try_pull (h);
+    if (out)
+      gst_buffer_unref (out);
+  } else {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+        "pushing the frame gave %s", gst_flow_get_name (flow));
+  }
+  gst_harness_teardown (h);
+  return flow == GST_FLOW_OK;
+}
