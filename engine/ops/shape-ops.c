@@ -1209,6 +1209,11 @@ slice_params_from_lists (const ClinferNode *node, const ClinferShape *x,
       sp->len[d] = CLINFER_DIM_DYNAMIC;
     else
       slice_axis (x->dims[d], l[0][i], l[1][i], step, &sp->start[d], &sp->len[d]);
+    /* With one element or none the step is never applied; any other
+     * step is within the dim (|step| < dim), so step * stride, here and
+     * in the devices' kernels, stays within the tensor. */
+    if (sp->len[d] >= 0 && sp->len[d] <= 1)
+      sp->step[d] = 1;
   }
   return TRUE;
 }

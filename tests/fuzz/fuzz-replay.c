@@ -38,6 +38,12 @@ replay (gconstpointer data)
         expect, err->message);
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
 static void
 add_path (const char *path, const char *prefix)
 {
@@ -57,7 +63,7 @@ add_path (const char *path, const char *prefix)
     if (!g_str_has_suffix (name, ".expect") && strcmp (name, "README.md") != 0
         && strcmp (name, "LICENSE") != 0)
       g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++) {
     g_autofree char *file = g_build_filename (path,
         (const char *) g_ptr_array_index (names, i), NULL);

@@ -12,7 +12,8 @@
  * int64). A float element is (byte - 64) / 16, or after 0x80 any 4-byte
  * float (NaN, infinities, 1e30). Missing bytes read as 0.
  *
- * The models are compiled once per process for the CPU device, or for
+ * The models are compiled once per process (a request is made per
+ * input) for the CPU device, or for
  * CLINFER_FUZZ_DEVICE (GPU: the OpenCL kernels; PoCL does not catch
  * their out-of-bounds accesses, oclgrind does: tests/opencl/
  * with-oclgrind.py runs this target's seeds that way). */
@@ -24,11 +25,16 @@
 
 typedef struct {
   ClinferCompiled *compiled;
-  ClinferRequest *request;
 } RunModel;
 
 static RunModel models[MAX_MODELS];
 static guint n_models;
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
 
 static void
 load_models (void)
@@ -44,7 +50,7 @@ load_models (void)
   while ((name = g_dir_read_name (dir)))
     if (g_str_has_suffix (name, ".onnx"))
       g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len && n_models < MAX_MODELS; i++) {
     g_autofree char *path = g_build_filename (FUZZ_RUN_MODELS,
         (const char *) g_ptr_array_index (names, i), NULL);
@@ -55,9 +61,7 @@ load_models (void)
     if (model)
       m->compiled = fuzz_compile (model, g_getenv ("CLINFER_FUZZ_DEVICE"),
           &err);
-    if (m->compiled)
-      m->request = clinfer_compiled_create_request (m->compiled, &err);
-    if (m->request == NULL) {
+    if (m->compiled == NULL) {
       g_printerr ("fuzz-run: cannot compile %s: %s\n", path,
           err ? err->message : "?");
       exit (1);
@@ -120,6 +124,7 @@ gboolean
 fuzz_one (const guint8 *data, gsize size, GError **error)
 {
   FuzzInput in = { data, size };
+  g_autoptr (ClinferRequest) request = NULL;
   RunModel *m;
 
   if (n_models == 0) {
@@ -129,16 +134,21 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
     load_models ();
   }
   m = &models[fuzz_u8 (&in) % n_models];
+  /* A request per input (the compiled model is shared), so a finding
+   * reproduces from its input alone. */
+  request = clinfer_compiled_create_request (m->compiled, error);
+  if (request == NULL)
+    return FALSE;
   for (guint i = 0; i < clinfer_compiled_get_n_inputs (m->compiled); i++) {
     g_autoptr (ClinferTensor) t = make_input (m->compiled, i, &in);
     if (t == NULL
-        || !clinfer_request_set_input_by_index (m->request, i, t, error))
+        || !clinfer_request_set_input_by_index (request, i, t, error))
       return FALSE;
   }
-  if (clinfer_request_infer (m->request, error)) {
+  if (clinfer_request_infer (request, error)) {
     /* Every output is readable in full. */
     for (guint i = 0; i < clinfer_compiled_get_n_outputs (m->compiled); i++) {
-      ClinferTensor *t = clinfer_request_get_output (m->request, i);
+      ClinferTensor *t = clinfer_request_get_output (request, i);
       const guint8 *p = t ? clinfer_tensor_get_const_data (t) : NULL;
       gsize bytes = t ? clinfer_tensor_get_byte_size (t) : 0;
             for (gsize k = 0; k < bytes; k++)
