@@ -315,6 +315,12 @@ eval_pad (const ClinferNode *node, ClinferTensor *const *in,
     store_double (type, fill, d->value);
   else if (node->n_inputs > 2 && in[2] && clinfer_tensor_get_n_elements (in[2]) > 0)
     memcpy (fill, clinfer_tensor_get_const_data (in[2]), MIN (es, sizeof (fill)));
+  /* Nothing to write: no index maps, whose size is that of the other
+   * (possibly huge) dims. */
+  if (clinfer_tensor_get_n_elements (out[0]) == 0) {
+    ok = TRUE;
+    goto done;
+  }
   for (int i = 0; i < is->rank; i++) {
     if (d->mode != PAD_CONSTANT && is->dims[i] == 0 && os->dims[i] > 0) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -431,6 +437,9 @@ eval_tile (const ClinferNode *node, ClinferTensor *const *in,
       return FALSE;
     }
   }
+  /* Nothing to write: no index maps (see eval_pad). */
+  if (clinfer_tensor_get_n_elements (out[0]) == 0)
+    return TRUE;
   for (int i = 0; i < is->rank; i++) {
     maps[i] = g_new (int64_t, MAX (os->dims[i], 1));
     for (int64_t o = 0; o < os->dims[i]; o++)

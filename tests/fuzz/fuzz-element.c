@@ -4,8 +4,10 @@
  * small models of tests/data/gst, with the properties, caps and frame
  * layout the input chooses, pushes one frame through a GstHarness and
  * pulls what comes out: pre-processing (every format, any size, any
- * stride), the decoders, the tensor meta. A refusal (a caps or property
- * error) is fine; a crash, a sanitizer report or a leak is not.
+ * stride), the decoders, the tensor meta; on the CPU device, or on
+ * CLINFER_FUZZ_DEVICE (GPU: the OpenCL pre-processing kernel). A refusal
+ * (a caps or property error) is fine; a crash, a sanitizer report or a
+ * leak is not.
  *
  * Input layout, read front to back (missing bytes read as 0):
  *   u8 model, u8 format, u8 width, u8 height (1..256 each, + u8 scale:
@@ -130,6 +132,8 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   model = g_build_filename (FUZZ_GST_DATA, model_names[model_i], NULL);
   element = gst_element_factory_make ("clinfer", NULL);
   g_object_set (element, "model", model, "threads", 1, "silent", TRUE,
+      "device", g_getenv ("CLINFER_FUZZ_DEVICE") ? g_getenv ("CLINFER_FUZZ_DEVICE")
+      : "CPU",
       "memory-limit", (guint64) FUZZ_MEMORY_LIMIT,
       "reverse-channels", (flags & 1) != 0, NULL);
   gst_util_set_object_arg (G_OBJECT (element), "resize-method", resize_method);
