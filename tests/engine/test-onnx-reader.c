@@ -2,6 +2,7 @@
  * scripts/make-onnx-test-models.py (tests/data/onnx) and the BlazeFace
  * models: structure, constants, attributes, subgraphs and error cases. */
 #include "frontend/onnx/onnx-reader.h"
+#include <clinfer/clinfer.h>
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -725,11 +726,72 @@ test_conformance_data (void)
   g_assert_cmpuint (unsupported, <, loaded / 10);
 }
 
+/* clinfer_model_read_from_data(): the same model from memory as from its
+ * file, ONNX and IR; the name stands for the file in errors. */
+static void
+test_read_from_data (void)
+{
+  g_autofree char *onnx = blazeface_path ("face_detection_front_128x128_barracuda.onnx");
+  g_autofree char *xml = source_path ("tests", "data/ir",
+      "face_detection_front_128x128_barracuda-f32.xml");
+  g_autofree char *bin = source_path ("tests", "data/ir",
+      "face_detection_front_128x128_barracuda-f32.bin");
+  g_autofree char *data = NULL, *xml_text = NULL, *weights = NULL;
+  gsize size, xml_size, weights_size;
+  g_autoptr (ClinferModel) from_file = NULL, from_data = NULL, from_ir = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  ClinferPortInfo a, b;
+  GError *err = NULL;
+
+  if (!have_file (onnx) || !have_file (xml) || !have_file (bin))
+    return;
+  g_assert_true (g_file_get_contents (onnx, &data, &size, NULL));
+  from_file = clinfer_model_read (onnx, &err);
+  g_assert_no_error (err);
+  from_data = clinfer_model_read_from_data ((const guint8 *) data, size, NULL,
+      0, "camera-model", NULL, &err);
+  g_assert_no_error (err);
+  g_assert_cmpstr (clinfer_model_get_path (from_data), ==, "camera-model");
+  g_assert_cmpuint (clinfer_model_get_n_outputs (from_data), ==,
+      clinfer_model_get_n_outputs (from_file));
+  g_assert_true (clinfer_model_get_input (from_data, 0, &a));
+  g_assert_true (clinfer_model_get_input (from_file, 0, &b));
+  g_assert_true (clinfer_shape_equal (&a.shape, &b.shape));
+  c = clinfer_compile (from_data, NULL, &err);
+  g_assert_no_error (err);
+  g_clear_pointer (&c, clinfer_compiled_unref);
+
+  /* IR: the XML text and the .bin's bytes. */
+  g_assert_true (g_file_get_contents (xml, &xml_text, &xml_size, NULL));
+  g_assert_true (g_file_get_contents (bin, &weights, &weights_size, NULL));
+  from_ir = clinfer_model_read_from_data ((const guint8 *) xml_text, xml_size,
+      (const guint8 *) weights, weights_size, NULL, NULL, &err);
+  g_assert_no_error (err);
+  g_assert_cmpstr (clinfer_model_get_path (from_ir), ==, "model");
+  c = clinfer_compile (from_ir, NULL, &err);
+  g_assert_no_error (err);
+
+  /* Truncated bytes: an error naming the given name. */
+  g_assert_null (clinfer_model_read_from_data ((const guint8 *) data, size / 2,
+          NULL, 0, "camera-model", NULL, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_PARSE);
+  g_assert_nonnull (strstr (err->message, "camera-model"));
+  g_clear_error (&err);
+  /* IR without its weights: the Const layers point past the end. */
+  g_assert_null (clinfer_model_read_from_data ((const guint8 *) xml_text,
+          xml_size, NULL, 0, "cam.xml", NULL, &err));
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err->message, "cam.xml"));
+  g_clear_error (&err);
+}
+
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/onnx/basic/structure", test_basic_structure);
+  g_test_add_func ("/onnx/read-from-data", test_read_from_data);
   g_test_add_func ("/onnx/basic/inputs", test_basic_inputs);
   g_test_add_func ("/onnx/basic/initializers", test_basic_initializers);
   g_test_add_func ("/onnx/basic/constant-nodes", test_basic_constant_nodes);
