@@ -1,6 +1,7 @@
 /* clinfer — small helpers shared by op implementations. */
 #include "ops/op.h"
 #include "ops/broadcast.h"
+#include <math.h>
 
 gboolean
 clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis, int rank,
@@ -243,8 +244,26 @@ void
 clinfer_op_store_double (ClinferTensor *t, int64_t i, double v)
 {
   gpointer p = clinfer_tensor_get_data (t);
+  ClinferElementType type = clinfer_tensor_get_element_type (t);
 
-  switch (clinfer_tensor_get_element_type (t)) {
+  /* A double out of an integer type's range is undefined behaviour in C:
+   * saturate (NaN gives 0). */
+  if (!clinfer_element_type_is_float (type) && type != CLINFER_TYPE_BOOL) {
+    double lo = 0., hi = 0.;
+    switch (type) {
+      case CLINFER_TYPE_I8: lo = -128.; hi = 127.; break;
+      case CLINFER_TYPE_I16: lo = -32768.; hi = 32767.; break;
+      case CLINFER_TYPE_I32: lo = -2147483648.; hi = 2147483647.; break;
+      case CLINFER_TYPE_I64: lo = -9223372036854775808.; hi = 9.2233720368547748e18; break;
+      case CLINFER_TYPE_U8: hi = 255.; break;
+      case CLINFER_TYPE_U16: hi = 65535.; break;
+      case CLINFER_TYPE_U32: hi = 4294967295.; break;
+      case CLINFER_TYPE_U64: hi = 1.8446744073709550e19; break;
+      default: break;
+    }
+    v = isnan (v) ? 0. : CLAMP (v, lo, hi);
+  }
+  switch (type) {
     case CLINFER_TYPE_F32: ((float *) p)[i] = (float) v; break;
     case CLINFER_TYPE_F64: ((double *) p)[i] = v; break;
     case CLINFER_TYPE_F16:

@@ -327,8 +327,17 @@ map_coord (const ResizeData *d, double x, double scale, int64_t in_len,
 static int64_t
 nearest_index (const ResizeData *d, double v, double scale, int64_t in_len)
 {
-  double f = floor (v), r = v - f;
+  double f, r;
   int64_t i;
+
+  /* Far outside (a crop box from the model's data), or NaN: the edge,
+   * before any conversion to int64 could overflow. */
+  if (!(v > -1.))
+    return 0;
+  if (v > (double) in_len)
+    return MAX (in_len - 1, 0);
+  f = floor (v);
+  r = v - f;
 
   if (r == 0.)
     i = (int64_t) f;
@@ -360,9 +369,18 @@ cubic_coeffs (double r, double a, double *c)
 static void
 make_tap (const ResizeData *d, double v, int64_t in_len, Tap *t)
 {
-  double f = floor (v), r = v - f, c[4], sum = 0.;
+  double f, r, c[4], sum = 0.;
   int nt = d->mode == MODE_CUBIC ? 4 : 2;
   int64_t base;
+
+  /* Taps beyond the edges are clamped anyway: keep v where floor() fits
+   * int64 (NaN included). */
+  if (!(v > -4.))
+    v = -4.;
+  else if (v > (double) in_len + 4.)
+    v = (double) in_len + 4.;
+  f = floor (v);
+  r = v - f;
 
   /* An exact hit counts as ratio 1 from the left neighbour. */
   if (r == 0.) {

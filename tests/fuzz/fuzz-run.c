@@ -1,16 +1,20 @@
 /* clinfer — fuzz target: models of the ops whose kernels index memory
  * with values from a tensor (tests/fuzz/run-models/, written by
  * make-run-models.py: Gather*, Scatter*, Slice, Resize, TopK, NonZero,
- * OneHot, Pad, Expand, Tile, Reshape, Range, ...) run on fuzzed inputs.
+ * OneHot, Pad, Expand, Tile, Reshape, Range, Cast, Resize with a crop
+ * box, Compress, Split, ...) run on fuzzed inputs.
  * A bad index, size or scale must be an error from the request, never an
  * out-of-bounds access (AddressSanitizer) or an allocation beyond the
  * memory limit.
  *
- * Input: byte 0 picks the model (modulo their number); then each input's
+ * Input: byte 0 picks the model (modulo their number: models are only
+ * ever appended, so a reproducer whose byte 0 is below their number keeps
+ * its meaning; tests/data/fuzz/run/ uses such bytes); then each input's
  * elements in order. An integer element is one byte read as a signed
  * value (-128..127), or, after the byte 0x80, 8 bytes little-endian (any
  * int64). A float element is (byte - 64) / 16, or after 0x80 any 4-byte
- * float (NaN, infinities, 1e30). Missing bytes read as 0.
+ * float (NaN, infinities, 1e30). A bool element is a byte's lowest bit.
+ * Missing bytes read as 0.
  *
  * The models are compiled once per process (a request is made per
  * input) for the CPU device, or for
@@ -116,6 +120,8 @@ make_input (ClinferCompiled *compiled, guint index, FuzzInput *in)
       ((int64_t *) clinfer_tensor_get_data (t))[i] = take_int (in);
     else if (info.type == CLINFER_TYPE_F32)
       ((float *) clinfer_tensor_get_data (t))[i] = take_float (in);
+    else if (info.type == CLINFER_TYPE_BOOL)
+      ((guint8 *) clinfer_tensor_get_data (t))[i] = fuzz_u8 (in) & 1;
   }
   return t;
 }

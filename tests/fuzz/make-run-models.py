@@ -75,6 +75,26 @@ MODELS = [
     ("trilu", n("Trilu", ["x", "k"]), [X, ("k", I64, [])], 14),
     ("depth-to-space", n("DepthToSpace", ["x"], blocksize=2),
      [("x", F, [1, 4, 2, 3])]),
+    # Values that decide a result's element type range: casts of any
+    # float (NaN, 1e30) to integers.
+    ("cast-i8", n("Cast", ["x"], to=T.INT8), [X]),
+    ("cast-i64", n("Cast", ["x"], to=T.INT64), [X]),
+    # A crop box from the data: coordinates far outside the input.
+    ("resize-crop-nearest", n("Resize", ["x", "r", "s"], mode="nearest",
+                              coordinate_transformation_mode="tf_crop_and_resize",
+                              extrapolation_value=-1.0),
+     [("x", F, [1, 1, 3, 4]), ("r", F, [8]), ("s", F, [4])]),
+    ("resize-crop-linear", n("Resize", ["x", "r", "s"], mode="linear",
+                             coordinate_transformation_mode="tf_crop_and_resize"),
+     [("x", F, [1, 1, 3, 4]), ("r", F, [8]), ("s", F, [4])]),
+    ("compress", n("Compress", ["x", "c"], axis=1), [X, ("c", T.BOOL, [3])]),
+    ("split", n("Split", ["x", "p"], ["y", "z"], axis=2),
+     [X, ("p", I64, [2])]),
+    ("unsqueeze", n("Unsqueeze", ["x", "a"]), [X, ("a", I64, [2])]),
+    ("gather-nd-batch", n("GatherND", ["x", "i"], batch_dims=1),
+     [X, ("i", I64, [2, 2, 1])]),
+    ("scatter-nd-mul", n("ScatterND", ["x", "i", "u"], reduction="mul"),
+     [X, ("i", I64, [2, 3]), ("u", F, [2, 4])], 16),
 ]
 
 
@@ -85,7 +105,9 @@ def main():
     for i, item in enumerate(MODELS):
         name, node, inputs = item[:3]
         opset = item[3] if len(item) > 3 else 13
-        outs = [(o, F if o in ("y", "v") else I64) for o in node.output]
+        outs = [(o, F if o in ("y", "v", "z") else I64) for o in node.output]
+        if name.startswith("cast-"):
+            outs = [("y", node.attribute[0].i)]
         if name in ("nonzero",):
             outs = [("y", I64)]
         if name in ("constant-of-shape",):
