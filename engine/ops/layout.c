@@ -220,7 +220,9 @@ pad_out_shape (const ClinferNode *node, const ClinferShape *is,
       os->dims[i] = CLINFER_DIM_DYNAMIC;
       continue;
     }
-    if (ABS (pads[i]) > PAD_LIMIT || ABS (pads[i + r]) > PAD_LIMIT
+    /* Range checks, not ABS (): ABS (INT64_MIN) overflows. */
+    if (pads[i] > PAD_LIMIT || pads[i] < -PAD_LIMIT
+        || pads[i + r] > PAD_LIMIT || pads[i + r] < -PAD_LIMIT
         || (v = is->dims[i] + pads[i] + pads[i + r]) < 0) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
           "%s: pads %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " do not fit "
