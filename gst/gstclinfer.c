@@ -991,9 +991,14 @@ zero_scale:
   }
 bad_labels:
   {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("Could not read labels file \"%s\" (property 'labels-file'): %s",
-            labels_file, err->message), (NULL));
+    if (g_error_matches (err, G_FILE_ERROR, G_FILE_ERROR_INVAL))
+      GST_ELEMENT_ERROR (self, RESOURCE, READ,
+          ("Could not use labels file \"%s\" (property 'labels-file'): %s",
+              labels_file, err->message), (NULL));
+    else
+      GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+          ("Could not read labels file \"%s\" (property 'labels-file'): %s",
+              labels_file, err->message), (NULL));
     g_clear_error (&err);
     return FALSE;
   }

@@ -95,6 +95,13 @@ gst_clinfer_labels_read (const gchar * path, GError ** error)
   /* A final newline does not make an empty last label. */
   if (n > 0 && lines[n - 1][0] == '\0')
     n--;
+  /* Labels become strings of GstStructures, which must be UTF-8. */
+  for (i = 0; i < n; i++)
+    if (!g_utf8_validate (lines[i], -1, NULL)) {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+          "%s: line %u is not valid UTF-8 text", path, i + 1);
+      return NULL;
+    }
   labels = g_ptr_array_new_full (n, g_free);
   for (i = 0; i < n; i++)
     g_ptr_array_add (labels, g_strdup (g_strchomp (lines[i])));

@@ -70,8 +70,9 @@ GstVideoRegionOfInterestMeta *gst_clinfer_decoder_add_roi (const GstClinferDecod
     const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
     GstStructure * param);
 
-/* Reads a labels file: one label per line, trailing whitespace removed.
- * (transfer full) */
+/* Reads a labels file: one label per line, trailing whitespace removed;
+ * G_FILE_ERROR_INVAL naming the line when one is not UTF-8 (labels go
+ * into GstStructure strings). (transfer full) */
 GPtrArray *gst_clinfer_labels_read (const gchar * path, GError ** error);
 
 /* The decoders (one file each). */

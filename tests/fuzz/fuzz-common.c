@@ -5,15 +5,23 @@
  * <target>-crash. */
 #include "fuzz-common.h"
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 volatile guint8 fuzz_sink;
 guint64 fuzz_memory_limit = FUZZ_MEMORY_LIMIT;
 
+/* Quiet, except that a critical (a GLib or GStreamer precondition that
+ * failed: g_return_if_fail, a non-UTF-8 string in a GstStructure) is a
+ * bug the fuzzer must report, so it aborts. */
 static void
 quiet_log (const gchar *domain, GLogLevelFlags level, const gchar *message,
     gpointer data)
 {
+  if (level & (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR)) {
+    g_printerr ("%s-CRITICAL: %s\n", domain ? domain : "", message);
+    abort ();
+  }
 }
 
 void

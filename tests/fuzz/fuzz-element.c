@@ -108,6 +108,7 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   GstElement *element;
   GstHarness *h;
   GstBuffer *out;
+  GstBus *bus;
   GstFlowReturn flow;
   guint8 model_i, format_i, flags, pad;
   gint width, height;
@@ -163,6 +164,9 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   }
   caps = gst_video_info_to_caps (&info);
 
+  /* The element's own bus: its error message is what fuzz_one reports. */
+  bus = gst_bus_new ();
+  gst_element_set_bus (element, bus);
   h = gst_harness_new_with_element (element, "sink", "src");
   gst_object_unref (element);
   gst_harness_set_src_caps (h, g_steal_pointer (&caps));
@@ -172,9 +176,19 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
     if (out)
       gst_buffer_unref (out);
   } else {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-        "pushing the frame gave %s", gst_flow_get_name (flow));
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    GError *gerr = NULL;
+    if (msg) {
+      gst_message_parse_error (msg, &gerr, NULL);
+      g_propagate_error (error, gerr);
+      gst_message_unref (msg);
+    } else {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "pushing the frame gave %s", gst_flow_get_name (flow));
+    }
   }
   gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
   return flow == GST_FLOW_OK;
 }
