@@ -44,6 +44,8 @@ compare_names (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+static guint every = 1;
+
 static void
 add_path (const char *path, const char *prefix)
 {
@@ -65,6 +67,12 @@ add_path (const char *path, const char *prefix)
       g_ptr_array_add (names, g_strdup (name));
   g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++) {
+    /* FUZZ_REPLAY_EVERY=N: every N-th file of a folder of seeds (slow
+     * devices such as oclgrind); reproducers (with .expect) always. */
+    g_autofree char *expect = g_strconcat (path, G_DIR_SEPARATOR_S,
+        (const char *) g_ptr_array_index (names, i), ".expect", NULL);
+    if (every > 1 && i % every != 0 && !g_file_test (expect, G_FILE_TEST_EXISTS))
+      continue;
     g_autofree char *file = g_build_filename (path,
         (const char *) g_ptr_array_index (names, i), NULL);
     add_path (file, prefix);
@@ -79,6 +87,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   fuzz_init ();
   prefix = g_path_get_basename (argv[0]);
+  if (g_getenv ("FUZZ_REPLAY_EVERY"))
+    every = MAX (1, (guint) g_ascii_strtoull (g_getenv ("FUZZ_REPLAY_EVERY"),
+            NULL, 10));
   for (int i = 1; i < argc; i++)
     add_path (argv[i], prefix);
   return g_test_run ();

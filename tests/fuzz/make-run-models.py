@@ -94,7 +94,7 @@ MODELS = [
     ("gather-nd-batch", n("GatherND", ["x", "i"], batch_dims=1),
      [X, ("i", I64, [2, 2, 1])]),
     ("scatter-nd-mul", n("ScatterND", ["x", "i", "u"], reduction="mul"),
-     [X, ("i", I64, [2, 3]), ("u", F, [2, 4])], 16),
+     [X, ("i", I64, [2, 3]), ("u", F, [2])], 16),
 ]
 
 
