@@ -265,6 +265,10 @@ clinfer_ocl_slice_build (OclBuilder *b, const ClinferNode *node, GError **error)
     dim = in->dims[a];
     s = starts[i] < 0 ? starts[i] + dim : starts[i];
     s = step > 0 ? clamp64 (s, 0, dim) : clamp64 (s, 0, dim - 1);
+    /* A step applied to fewer than two elements is never used (and may
+     * be INT64_MIN); any other is smaller than the dim. */
+    if (node->outputs[0].shape.dims[a] <= 1)
+      step = 1;
     base += s * st[a];
     xs[a] = st[a] * step;
   }
