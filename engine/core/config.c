@@ -10,7 +10,7 @@ clinfer_physical_memory_size (void)
   guint64 bytes;
 
   if (pages <= 0 || page <= 0
-      || !clinfer_size_mul ((guint64) pages, (guint64) page, &bytes))
+      || !g_uint64_checked_mul (&bytes, (guint64) pages, (guint64) page))
     return G_GUINT64_CONSTANT (1) << 40;
   return bytes;
 }

@@ -125,28 +125,6 @@ clinfer_shape_n_elements (const ClinferShape *shape)
 }
 
 gboolean
-clinfer_size_mul (guint64 a, guint64 b, guint64 *result)
-{
-  guint64 r;
-
-  if (__builtin_mul_overflow (a, b, &r))
-    return FALSE;
-  *result = r;
-  return TRUE;
-}
-
-gboolean
-clinfer_size_add (guint64 a, guint64 b, guint64 *result)
-{
-  guint64 r;
-
-  if (__builtin_add_overflow (a, b, &r))
-    return FALSE;
-  *result = r;
-  return TRUE;
-}
-
-gboolean
 clinfer_shape_get_byte_size (const ClinferShape *shape,
     ClinferElementType type, guint64 *bytes)
 {
@@ -156,7 +134,8 @@ clinfer_shape_get_byte_size (const ClinferShape *shape,
     return FALSE;
   for (int i = 0; i < shape->rank; i++) {
     guint64 d = (guint64) shape->dims[i];
-    if (!clinfer_size_mul (n, d, &n) || !clinfer_size_mul (span, MAX (d, 1), &span)
+    if (!g_uint64_checked_mul (&n, n, d)
+        || !g_uint64_checked_mul (&span, span, MAX (d, 1))
         || span > CLINFER_MAX_TENSOR_BYTES)
       return FALSE;
   }

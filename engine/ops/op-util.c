@@ -383,3 +383,15 @@ clinfer_node_check_output_size (const ClinferNode *node, guint index,
         (guint64) CLINFER_MAX_TENSOR_BYTES);
   return FALSE;
 }
+
+gboolean
+clinfer_node_infer_checked (const ClinferNode *node, const ClinferValueInfo *in,
+    ClinferValueInfo *out, GError **error)
+{
+  if (!node->def->infer (node, in, out, error))
+    return FALSE;
+  for (guint i = 0; i < node->n_outputs; i++)
+    if (!clinfer_node_check_output_size (node, i, &out[i], error))
+      return FALSE;
+  return TRUE;
+}

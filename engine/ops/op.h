@@ -220,5 +220,10 @@ void clinfer_op_store_double (ClinferTensor *t, int64_t i, double v);
  * output with it, and the executors every shape they infer at run time. */
 gboolean clinfer_node_check_output_size (const ClinferNode *node, guint index,
     const ClinferValueInfo *out, GError **error);
+/* @node's infer on @in into @out, then clinfer_node_check_output_size()
+ * on every output: what the executors call for shapes known only at run
+ * time. */
+gboolean clinfer_node_infer_checked (const ClinferNode *node,
+    const ClinferValueInfo *in, ClinferValueInfo *out, GError **error);
 
 G_END_DECLS

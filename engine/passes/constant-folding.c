@@ -59,7 +59,7 @@ can_fold (const ClinferNode *node)
     guint64 bytes;
     if (!clinfer_shape_get_byte_size (&node->outputs[i].shape,
             node->outputs[i].type, &bytes)
-        || !clinfer_size_add (out_bytes, bytes, &out_bytes)
+        || !g_uint64_checked_add (&out_bytes, out_bytes, bytes)
         || out_bytes > max_bytes)
       return FALSE;
   }

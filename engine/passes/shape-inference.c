@@ -29,14 +29,12 @@ clinfer_node_infer (ClinferNode *node, GError **error)
     outp[i].present = TRUE;
     outp[i].shape = clinfer_shape_unknown ();
   }
-  if (!node->def->infer (node, inp, outp, error)) {
+  if (!clinfer_node_infer_checked (node, inp, outp, error)) {
     if (error && *error && !g_str_has_prefix ((*error)->message, node->graph->origin))
       g_prefix_error (error, "%s: ", node->graph->origin);
     return FALSE;
   }
   for (guint i = 0; i < node->n_outputs; i++) {
-    if (!clinfer_node_check_output_size (node, i, &outp[i], error))
-      return FALSE;
     node->outputs[i].type = outp[i].type;
     node->outputs[i].shape = outp[i].shape;
   }

@@ -144,7 +144,7 @@ tool_parse_byte_size (const char *text, guint64 *bytes)
   }
   if (g_ascii_toupper (*end) == 'B' || (*end == 'i' && end[1] == 'B'))
     end += *end == 'i' ? 2 : 1;
-  return *end == '\0' && v > 0 && clinfer_size_mul (v, unit, bytes);
+  return *end == '\0' && v > 0 && g_uint64_checked_mul (bytes, v, unit);
 }
 
 gboolean

@@ -129,11 +129,8 @@ run_dynamic_shapes (const ClinferPlan *plan, ClinferStep *st,
   }
   for (guint j = 0; j < node->n_outputs; j++)
     out[j].shape = clinfer_shape_unknown ();
-  if (!node->def->infer (node, in, out, error))
+  if (!clinfer_node_infer_checked (node, in, out, error))
     return FALSE;
-  for (guint j = 0; j < node->n_outputs; j++)
-    if (!clinfer_node_check_output_size (node, j, &out[j], error))
-      return FALSE;
   for (guint j = 0; j < node->n_outputs; j++) {
     guint si = st->out_slots[j];
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);

@@ -36,15 +36,10 @@ clinfer_ocl_late_node_new (const ClinferNode *node, const ClinferValueInfo *in,
 
   for (guint j = 0; j < no; j++)
     out[j].shape = clinfer_shape_unknown ();
-  if (!node->def->infer (node, in, out, error)) {
+  if (!clinfer_node_infer_checked (node, in, out, error)) {
     g_free (l);
     return NULL;
   }
-  for (guint j = 0; j < no; j++)
-    if (!clinfer_node_check_output_size (node, j, &out[j], error)) {
-      g_free (l);
-      return NULL;
-    }
   /* The label is cached on first use: fill it in the original so the
    * copy shares it and never allocates one of its own. */
   (void) clinfer_node_label (node);

@@ -150,59 +150,44 @@ typed_field_count (const Onnx__TensorProto *p, ClinferElementType type,
   }
 }
 
-/* Copies the typed repeated fields (the non-raw encoding) into @t. */
-static gboolean
-fill_from_typed_fields (const Onnx__TensorProto *p, ClinferTensor *t,
-    const char *origin, const char *what, GError **error)
+/* Copies the typed repeated fields (the non-raw encoding) into @t; the
+ * caller checked their count (typed_field_count ()) before allocating. */
+static void
+fill_from_typed_fields (const Onnx__TensorProto *p, ClinferTensor *t)
 {
   int64_t n = clinfer_tensor_get_n_elements (t);
   gpointer dst = clinfer_tensor_get_data (t);
 
   switch (clinfer_tensor_get_element_type (t)) {
     case CLINFER_TYPE_F32:
-      if (!check_count (p->n_float_data, n, "float_data", origin, what, error))
-        return FALSE;
       if (n > 0)
         memcpy (dst, p->float_data, n * sizeof (float));
-      return TRUE;
+      return;
     case CLINFER_TYPE_F64:
-      if (!check_count (p->n_double_data, n, "double_data", origin, what,
-              error))
-        return FALSE;
       if (n > 0)
         memcpy (dst, p->double_data, n * sizeof (double));
-      return TRUE;
+      return;
     case CLINFER_TYPE_I64:
-      if (!check_count (p->n_int64_data, n, "int64_data", origin, what, error))
-        return FALSE;
       if (n > 0)
         memcpy (dst, p->int64_data, n * sizeof (int64_t));
-      return TRUE;
+      return;
     case CLINFER_TYPE_U32:
     case CLINFER_TYPE_U64:
-      if (!check_count (p->n_uint64_data, n, "uint64_data", origin, what,
-              error))
-        return FALSE;
       for (int64_t i = 0; i < n; i++) {
         if (clinfer_tensor_get_element_type (t) == CLINFER_TYPE_U32)
           ((uint32_t *) dst)[i] = (uint32_t) p->uint64_data[i];
         else
           ((uint64_t *) dst)[i] = p->uint64_data[i];
       }
-      return TRUE;
+      return;
     case CLINFER_TYPE_STRING:
-      if (!check_count (p->n_string_data, n, "string_data", origin, what,
-              error))
-        return FALSE;
       for (int64_t i = 0; i < n; i++)
         ((char **) dst)[i] = binary_to_string (&p->string_data[i]);
-      return TRUE;
+      return;
     default:
       break;
   }
   /* The narrow types (and f16/bf16 as bit patterns) live in int32_data. */
-  if (!check_count (p->n_int32_data, n, "int32_data", origin, what, error))
-    return FALSE;
   for (int64_t i = 0; i < n; i++) {
     int32_t v = p->int32_data[i];
     switch (clinfer_tensor_get_element_type (t)) {
@@ -217,7 +202,6 @@ fill_from_typed_fields (const Onnx__TensorProto *p, ClinferTensor *t,
       default: break;
     }
   }
-  return TRUE;
 }
 
 /* Rejects absolute locations and ".." components so a model cannot make
@@ -414,8 +398,9 @@ tensor_from_proto (const Onnx__TensorProto *p, const char *base_dir,
             what, error))
       return NULL;
     t = clinfer_tensor_new (type, &shape, error);
-    return t && fill_from_typed_fields (p, t, origin, what, error)
-        ? g_steal_pointer (&t) : NULL;
+    if (t)
+      fill_from_typed_fields (p, t);
+    return g_steal_pointer (&t);
   }
   if (type == CLINFER_TYPE_STRING)
     goto no_raw_strings;

@@ -70,13 +70,9 @@ int64_t clinfer_shape_n_elements (const ClinferShape *shape);
  * its strides and of any index into it fit int64 with room to spare). */
 #define CLINFER_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 48)
 
-/* Overflow-checked size arithmetic: *@result = @a * @b (or @a + @b);
- * FALSE, leaving *@result untouched, when it does not fit 64 bits. Every
- * element count, stride and byte size the engine computes from what a
- * model or a caller gives goes through these or
- * clinfer_shape_get_byte_size(). */
-gboolean clinfer_size_mul (guint64 a, guint64 b, guint64 *result);
-gboolean clinfer_size_add (guint64 a, guint64 b, guint64 *result);
+/* Every element count, stride and byte size the engine computes from
+ * what a model or a caller gives goes through this, or GLib's
+ * g_uint64_checked_mul() / g_uint64_checked_add(). */
 /* Bytes a contiguous tensor of @shape and @type takes. FALSE when @shape
  * is not static, @type has no fixed size, or the size -- or the outermost
  * stride, counting 0-length dims as 1 -- is over CLINFER_MAX_TENSOR_BYTES.
