@@ -446,7 +446,24 @@ infer_scatter_nd (const ClinferNode *node, const ClinferValueInfo *in,
     return FALSE;
   if (!known)
     return TRUE;
-  return nd_shape (node, &in[0].shape, &in[1].shape, 0, &us, error);
+  if (!nd_shape (node, &in[0].shape, &in[1].shape, 0, &us, error))
+    return FALSE;
+  /* The updates' shape, where it is known, as eval_scatter_nd requires. */
+  if (us.rank >= 0 && in[2].present && in[2].shape.rank >= 0) {
+    gboolean ok = us.rank == in[2].shape.rank;
+    for (int d = 0; ok && d < us.rank; d++)
+      ok = us.dims[d] < 0 || in[2].shape.dims[d] < 0
+          || us.dims[d] == in[2].shape.dims[d];
+    if (!ok) {
+      g_autofree char *want = clinfer_shape_to_string (&us);
+      g_autofree char *got = clinfer_shape_to_string (&in[2].shape);
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "%s: updates must have shape %s, not %s", clinfer_node_label (node),
+          want, got);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static gboolean

@@ -3,6 +3,7 @@
  * Flatten, Identity, Cast, Slice and Expand. Data moves work on bytes of
  * the element size, so one implementation serves every element type. */
 #include "ops/op.h"
+#include "ops/slice.h"
 #include <math.h>
 #include <string.h>
 
@@ -1109,12 +1110,6 @@ eval_cast (const ClinferNode *node, ClinferTensor *const *in,
 /* ---------------------------------------------------------------- */
 /* Slice                                                             */
 
-/* Per input dim: first index and step of the slice and its length. */
-typedef struct {
-  int64_t start[CLINFER_MAX_RANK], step[CLINFER_MAX_RANK];
-  int64_t len[CLINFER_MAX_RANK];
-} SliceParams;
-
 static void
 slice_axis (int64_t dim, int64_t start, int64_t end, int64_t step,
     int64_t *first, int64_t *len)
@@ -1174,7 +1169,7 @@ slice_lists (const ClinferNode *node, const ClinferTensor *const *vals,
 
 static gboolean
 slice_params_from_lists (const ClinferNode *node, const ClinferShape *x,
-    int64_t **l, const gsize *ns, SliceParams *sp, GError **error)
+    int64_t **l, const gsize *ns, ClinferSliceParams *sp, GError **error)
 {
   if (ns[0] != ns[1] || (l[2] && ns[2] != ns[0]) || (l[3] && ns[3] != ns[0])) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
@@ -1218,10 +1213,9 @@ slice_params_from_lists (const ClinferNode *node, const ClinferShape *x,
   return TRUE;
 }
 
-/* *known is FALSE when the parameters are not known yet. */
-static gboolean
-slice_params (const ClinferNode *node, const ClinferShape *x,
-    const ClinferTensor *const *vals, SliceParams *sp, gboolean *known,
+gboolean
+clinfer_slice_params (const ClinferNode *node, const ClinferShape *x,
+    const ClinferTensor *const *vals, ClinferSliceParams *sp, gboolean *known,
     GError **error)
 {
   int64_t *l[4];
@@ -1239,7 +1233,7 @@ infer_slice (const ClinferNode *node, const ClinferValueInfo *in,
     ClinferValueInfo *out, GError **error)
 {
   const ClinferTensor *vals[5] = { NULL };
-  SliceParams sp;
+  ClinferSliceParams sp;
   gboolean known;
 
   if (!clinfer_op_require_input (node, in, 0, error)
@@ -1254,7 +1248,7 @@ infer_slice (const ClinferNode *node, const ClinferValueInfo *in,
   if (in[0].shape.rank < 0)
     return TRUE;
   out[0].shape = in[0].shape;
-  if (!slice_params (node, &in[0].shape, vals, &sp, &known, error))
+  if (!clinfer_slice_params (node, &in[0].shape, vals, &sp, &known, error))
     return FALSE;
   if (!known) {
     for (int d = 0; d < out[0].shape.rank; d++)
@@ -1274,12 +1268,12 @@ eval_slice (const ClinferNode *node, ClinferTensor *const *in,
   gsize es = clinfer_element_type_size (clinfer_tensor_get_element_type (in[0]));
   const ClinferTensor *vals[5] = { NULL };
   int64_t xstr[CLINFER_MAX_RANK], sstr[CLINFER_MAX_RANK], offset = 0;
-  SliceParams sp;
+  ClinferSliceParams sp;
   gboolean known;
 
   for (guint i = 1; i < MIN (node->n_inputs, 5); i++)
     vals[i] = in[i];
-  if (!slice_params (node, xs, vals, &sp, &known, error))
+  if (!clinfer_slice_params (node, xs, vals, &sp, &known, error))
     return FALSE;
   if (!known) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,

@@ -45,13 +45,21 @@ input_value_bytes (const ClinferNode *node)
   return total;
 }
 
+/* Most inputs and outputs fold_node() takes. */
+#define FOLD_MAX_INPUTS 64
+#define FOLD_MAX_OUTPUTS 16
+
+/* TRUE when fold_node() can evaluate @node now: an op with an eval,
+ * its inputs known (or only their shapes, for Shape and Size), its
+ * outputs within the folding budget. */
 static gboolean
 can_fold (const ClinferNode *node)
 {
   guint64 out_bytes = 0, max_bytes;
 
   if (node->def == NULL || node->def->eval == NULL
-      || (node->def->flags & (CLINFER_OP_NO_FOLD | CLINFER_OP_SOURCE)))
+      || (node->def->flags & (CLINFER_OP_NO_FOLD | CLINFER_OP_SOURCE))
+      || node->n_inputs > FOLD_MAX_INPUTS || node->n_outputs > FOLD_MAX_OUTPUTS)
     return FALSE;
   max_bytes = MIN (MAX (FOLD_MAX_BYTES, input_value_bytes (node)),
       clinfer_graph_get_memory_limit (node->graph));
@@ -70,28 +78,25 @@ can_fold (const ClinferNode *node)
   return node->n_inputs > 0 && inputs_known (node);
 }
 
-/* Evaluates @node on its inputs' values and stores the results as port
- * values; *@folded says whether it did (a node it cannot evaluate is left
- * to run time, without an error). */
+/* Evaluates @node, which can_fold() accepted, on its inputs' values and
+ * stores the results as port values. */
 static gboolean
-fold_node (ClinferNode *node, gboolean *folded, GError **error)
+fold_node (ClinferNode *node, GError **error)
 {
-  ClinferTensor *in[64] = { NULL }, *out[16] = { NULL };
+  ClinferTensor *in[FOLD_MAX_INPUTS] = { NULL }, *out[FOLD_MAX_OUTPUTS] = { NULL };
   g_autoptr (GPtrArray) dummies = g_ptr_array_new_with_free_func (
       (GDestroyNotify) clinfer_tensor_unref);
   gboolean ok = FALSE;
 
-  if (node->n_inputs > G_N_ELEMENTS (in) || node->n_outputs > G_N_ELEMENTS (out))
-    return TRUE;
   for (guint i = 0; i < node->n_inputs; i++) {
     ClinferPortDesc *d = clinfer_node_input_desc (node, i);
     if (d && d->value)
       in[i] = d->value;
     else if (d) {             /* shape-only op: a placeholder of that shape */
       in[i] = clinfer_tensor_new_wrapped (d->type, &d->shape, NULL,
-          (gpointer) 1, NULL, NULL, NULL);
+          (gpointer) 1, NULL, NULL, error);
       if (in[i] == NULL)
-        return TRUE;
+        return FALSE;
       g_ptr_array_add (dummies, in[i]);
     }
   }
@@ -111,7 +116,6 @@ fold_node (ClinferNode *node, gboolean *folded, GError **error)
     node->outputs[i].value = g_steal_pointer (&out[i]);
   }
   ok = TRUE;
-  *folded = TRUE;
 done:
   for (guint i = 0; i < node->n_outputs; i++)
     if (out[i])
@@ -150,7 +154,6 @@ clinfer_pass_fold_constants (ClinferGraph *graph, const ClinferPassContext *ctx,
     return FALSE;
   for (guint i = 0; i < order->len; i++) {
     ClinferNode *node = g_ptr_array_index (order, i);
-    gboolean done = FALSE;
 
     /* Inferred again with every value folded before it, so a shape that
      * became static upstream (a Reshape whose target was just folded)
@@ -159,10 +162,9 @@ clinfer_pass_fold_constants (ClinferGraph *graph, const ClinferPassContext *ctx,
       return FALSE;
     if (!can_fold (node))
       continue;
-    if (!fold_node (node, &done, error))
+    if (!fold_node (node, error))
       return FALSE;
-    if (done)
-      g_ptr_array_add (folded, node);
+    g_ptr_array_add (folded, node);
   }
   for (guint i = 0; i < folded->len; i++)
     replace_by_constants (graph, g_ptr_array_index (folded, i));

@@ -356,6 +356,36 @@ test_topk_rejects_k_beyond_axis (void)
   g_clear_error (&err);
 }
 
+/* Updates of the wrong shape are refused when the model compiles, not
+ * only when the CPU kernel runs. */
+static void
+test_scatter_nd_rejects_updates_shape (void)
+{
+  ClinferGraph *g = clinfer_graph_new ("snd", "<test>");
+  int64_t xd[] = { 4, 3 }, id[] = { 2, 1 }, ud[] = { 2, 2 };
+  ClinferShape xs = clinfer_shape_make (2, xd), is = clinfer_shape_make (2, id);
+  ClinferShape us = clinfer_shape_make (2, ud);
+  ClinferNode *in[3] = {
+    clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs),
+    clinfer_graph_add_input (g, "idx", CLINFER_TYPE_I64, &is),
+    clinfer_graph_add_input (g, "upd", CLINFER_TYPE_F32, &us),
+  };
+  ClinferNode *n = add_node (g, "ScatterND", "scat", in, 3, 1);
+  GError *err = NULL;
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+
+  add_outputs (g, n);
+  m = op_test_model (g, 13, &err);
+  g_assert_no_error (err);
+  c = clinfer_compile (m, NULL, &err);
+  g_assert_null (c);
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH);
+  g_assert_nonnull (strstr (err->message, "'scat'"));
+  g_assert_nonnull (strstr (err->message, "updates must have shape 2x3, not 2x2"));
+  g_clear_error (&err);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -377,6 +407,8 @@ main (int argc, char **argv)
       test_gather_elements_rejects_out_of_range);
   g_test_add_func ("/index-resize/pad/rejects-unknown-mode",
       test_pad_rejects_unknown_mode);
+  g_test_add_func ("/index-resize/scatter-nd/rejects-updates-shape",
+      test_scatter_nd_rejects_updates_shape);
   g_test_add_func ("/index-resize/topk/rejects-k-beyond-axis",
       test_topk_rejects_k_beyond_axis);
   return g_test_run ();

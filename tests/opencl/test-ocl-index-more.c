@@ -406,6 +406,51 @@ test_cumsum_runtime_axis (void)
   case_free (&c);
 }
 
+/* The kernels index with 32-bit ints: a tensor over 2^30 elements is
+ * refused when the model is compiled (static shapes, fallback off) or
+ * when a step built at run time would make one, before anything that
+ * size is allocated. */
+static void
+test_too_large_for_32_bit (void)
+{
+  Case c = case_new (18);
+  const int64_t big[] = { ((int64_t) 1 << 30) + 1 };
+  const int32_t start = 0, limit = (1 << 30) + 1, delta = 1;
+  g_autoptr (GError) err = NULL;
+  g_autoptr (ClinferCompiled) gpu = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  ClinferShape s = clinfer_shape_make (1, big);
+  ClinferNode *ins[3];
+
+  ins[0] = clinfer_graph_add_input (c.g, "b", CLINFER_TYPE_BOOL, &s);
+  op (&c, "Not", 1, ins, 1);
+  gpu = compile (c.g, "GPU", &err);
+  g_assert_null (gpu);
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err->message, "too large for 32-bit indexing"));
+  g_clear_error (&err);
+  case_free (&c);
+
+  c = case_new (18);
+  ins[0] = input (&c, "start", CLINFER_TYPE_I32, 0, NULL, &start);
+  ins[1] = input (&c, "limit", CLINFER_TYPE_I32, 0, NULL, &limit);
+  ins[2] = input (&c, "delta", CLINFER_TYPE_I32, 0, NULL, &delta);
+  op (&c, "Range", 3, ins, 1);
+  gpu = compile (c.g, "GPU", &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (gpu, &err);
+  g_assert_no_error (err);
+  for (guint i = 0; i < c.inputs->len; i++) {
+    clinfer_request_set_input_by_index (r, i, g_ptr_array_index (c.inputs, i),
+        &err);
+    g_assert_no_error (err);
+  }
+  g_assert_false (clinfer_request_infer (r, &err));
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err->message, "too large at run time"));
+  case_free (&c);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -428,5 +473,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ocl-index-more/generate-runtime", test_generate_runtime);
   g_test_add_func ("/ocl-index-more/cumsum-runtime-axis",
       test_cumsum_runtime_axis);
+  g_test_add_func ("/ocl-index-more/too-large-for-32-bit",
+      test_too_large_for_32_bit);
   return g_test_run ();
 }

@@ -3,6 +3,7 @@
  * Dropout as one buffer copy; Transpose, Slice, Expand and Split as
  * strided gathers; Concat as block copies. Any element type (raw bits). */
 #include "devices/opencl/ocl-internal.h"
+#include "ops/slice.h"
 #include <string.h>
 
 static gboolean
@@ -198,29 +199,6 @@ clinfer_ocl_expand_build (OclBuilder *b, const ClinferNode *node,
 
 /* ---- Slice (constant starts/ends/axes/steps) ---- */
 
-/* Reads Slice parameter @port (opset >= 10) or attribute @attr. */
-static gboolean
-slice_param (const ClinferNode *node, guint port, const char *attr,
-    int64_t **v, gsize *n, GError **error)
-{
-  const ClinferTensor *t;
-  const int64_t *a = NULL;
-
-  if (node->opset >= 10) {
-    if (port >= node->n_inputs || node->inputs[port].node == NULL) {
-      *v = NULL;
-      *n = 0;
-      return TRUE;
-    }
-    t = clinfer_ocl_const_input (node, port);
-    return clinfer_op_read_int_list (node, t, attr, v, n, error);
-  }
-  if (!clinfer_node_attr_ints (node, attr, &a, n, error))
-    return FALSE;
-  *v = *n ? g_memdup2 (a, sizeof (int64_t) * *n) : NULL;
-  return TRUE;
-}
-
 gboolean
 clinfer_ocl_slice_supports (const OclDevice *dev, const ClinferNode *node, const char **reason)
 {
@@ -232,45 +210,29 @@ clinfer_ocl_slice_supports (const OclDevice *dev, const ClinferNode *node, const
   return any_type_ok (node, reason);
 }
 
-static int64_t
-clamp64 (int64_t v, int64_t lo, int64_t hi)
-{
-  return v < lo ? lo : v > hi ? hi : v;
-}
-
 gboolean
 clinfer_ocl_slice_build (OclBuilder *b, const ClinferNode *node, GError **error)
 {
   const ClinferShape *in = clinfer_ocl_in_shape (b, 0);
-  g_autofree int64_t *starts = NULL, *ends = NULL, *axes = NULL, *steps = NULL;
-  gsize ns = 0, ne = 0, na = 0, nst = 0;
+  const ClinferTensor *vals[5] = { NULL };
   int64_t st[CLINFER_MAX_RANK], xs[CLINFER_MAX_RANK], base = 0;
+  ClinferSliceParams sp;
+  gboolean known;
 
-  if (!slice_param (node, 1, "starts", &starts, &ns, error)
-      || !slice_param (node, 2, "ends", &ends, &ne, error)
-      || !slice_param (node, 3, "axes", &axes, &na, error)
-      || !slice_param (node, 4, "steps", &steps, &nst, error))
+  for (guint i = 1; i < MIN (node->n_inputs, 5); i++)
+    if (node->inputs[i].node)
+      vals[i] = clinfer_ocl_const_input (node, i);
+  if (!clinfer_slice_params (node, in, vals, &sp, &known, error))
     return FALSE;
+  if (!known) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: slice parameters are not constants", clinfer_node_label (node));
+    return FALSE;
+  }
   elem_strides (in, st);
-  memcpy (xs, st, sizeof (st));
-  for (gsize i = 0; i < MIN (ns, ne); i++) {
-    int64_t a = na ? axes[i] : (int64_t) i, dim, s, step = nst ? steps[i] : 1;
-    if (a < 0)
-      a += in->rank;
-    if (a < 0 || a >= in->rank || step == 0) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "invalid axis or step");
-      return FALSE;
-    }
-    dim = in->dims[a];
-    s = starts[i] < 0 ? starts[i] + dim : starts[i];
-    s = step > 0 ? clamp64 (s, 0, dim) : clamp64 (s, 0, dim - 1);
-    /* A step applied to fewer than two elements is never used (and may
-     * be INT64_MIN); any other is smaller than the dim. */
-    if (node->outputs[0].shape.dims[a] <= 1)
-      step = 1;
-    base += s * st[a];
-    xs[a] = st[a] * step;
+  for (int d = 0; d < in->rank; d++) {
+    base += sp.start[d] * st[d];
+    xs[d] = sp.step[d] * st[d];
   }
   return gather (b, node, 0, &node->outputs[0].shape, xs, base, error);
 }

@@ -804,6 +804,16 @@ late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
       return FALSE;
   if (l->key && strcmp (l->key, key->str) == 0)
     return TRUE;
+  /* The kernels index with 32-bit ints, as for static steps. */
+  for (guint j = 0; j < node->n_inputs; j++)
+    if (in[j].present && in[j].shape.rank >= 0
+        && clinfer_shape_n_elements (&in[j].shape) > G_MAXINT32 / 2) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+          "input %u has %" G_GINT64_FORMAT " elements at run time, more than "
+          "the OpenCL kernels' 32-bit indexing takes (2^30)", j,
+          clinfer_shape_n_elements (&in[j].shape));
+      return FALSE;
+    }
   late_step_clear (l);
   if (!(l->node = clinfer_ocl_late_node_new (node, in, error)))
     return FALSE;
