@@ -1,4 +1,4 @@
-/* clinfer — fusion pass: a run of element-wise nodes, each reading the
+/* clinfer — pass fuse-eltwise-chain: a run of element-wise nodes, each reading the
  * previous one's output as its only reader, becomes one com.clinfer
  * EltwiseChain (engine/ops/eltwise-chain.h): one pass over memory and, on
  * the OpenCL device, one kernel launch instead of one per node (a GPU

@@ -1,4 +1,4 @@
-/* clinfer — fusion pass: HardSwish written out as element-wise nodes
+/* clinfer — pass fuse-hardswish: HardSwish written out as element-wise nodes
  * (exporters from frameworks without the op, e.g. Paddle2ONNX) becomes
  * one HardSwish node (opset 14), which the devices run in one pass (the
  * CPU's oneDNN path as a conv post-op). Recognised, x being any f32

@@ -1,4 +1,4 @@
-/* clinfer — fusion pass: layer normalisation written out as element-wise
+/* clinfer — pass fuse-layernorm: layer normalisation written out as element-wise
  * nodes (exporters from before opset 17, e.g. Paddle2ONNX: the attention
  * blocks of PP-OCRv4 rec) becomes one LayerNormalization node, nine
  * steps in one pass over each row. Recognised, x being an f32 tensor, the

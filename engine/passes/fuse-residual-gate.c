@@ -1,4 +1,4 @@
-/* clinfer — fusion pass: a gate added back to its input, x + x * s with s
+/* clinfer — pass fuse-residual-gate: a gate added back to its input, x + x * s with s
  * broadcast over x (the squeeze-and-excitation blocks of PP-OCR det: s is
  * [N, C, 1, 1]), becomes x * (s + 1): one pass over the large x instead of
  * two; the new Add touches only the few values of s. Compile only (the

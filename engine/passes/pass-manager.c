@@ -13,7 +13,7 @@ static const ClinferPass passes[] = {
     FALSE, clinfer_pass_remove_dead_nodes },
   { "fuse-conv-batchnorm", "fold a BatchNormalization into the weights and "
     "bias of the Conv before it (when the Conv feeds only it)", FALSE,
-    clinfer_pass_fuse_conv_bn },
+    clinfer_pass_fuse_conv_batchnorm },
   { "fuse-conv-scale", "fold a Mul/Add/Sub/Div by a constant (one value or "
     "one per output channel) into the weights and bias of the Conv before "
     "it (when the Conv feeds only it)", FALSE, clinfer_pass_fuse_conv_scale },
@@ -33,7 +33,7 @@ static const ClinferPass passes[] = {
     clinfer_pass_fuse_layernorm, TRUE },
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
     "LeakyRelu] chains into one FusedConv node (compile only, not run by "
-    "clinfer-convert)", FALSE, clinfer_pass_fuse_conv, TRUE },
+    "clinfer-convert)", FALSE, clinfer_pass_fuse_conv_activation, TRUE },
   { "fuse-eltwise-chain", "merge runs of element-wise nodes (activations, "
     "arithmetic with a constant or a same-shape tensor) into one "
     "EltwiseChain node, for devices that launch one kernel per node (the "

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/graph.h"
-#include <clinfer/compiled.h>
+#include <clinfer/config.h>
 
 G_BEGIN_DECLS
 
@@ -37,7 +37,7 @@ gboolean clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
     GError **error);
 const ClinferPass *clinfer_pass_lookup (const char *name);
 
-/* Individual passes (one file each in engine/passes/). */
+/* Individual passes: pass <name> is engine/passes/<name>.c. */
 gboolean clinfer_pass_infer_shapes (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fold_constants (ClinferGraph *graph,
@@ -46,18 +46,14 @@ gboolean clinfer_pass_remove_dead_nodes (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_eltwise_chain (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
-gboolean clinfer_pass_fuse_conv (ClinferGraph *graph,
+gboolean clinfer_pass_fuse_conv_activation (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_hardswish (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
-gboolean clinfer_pass_fuse_conv_bn (ClinferGraph *graph,
+gboolean clinfer_pass_fuse_conv_batchnorm (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv_scale (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
-/* A BatchNormalization's constants as y = x * s + t per channel
- * (fuse-conv-bn.c; shared with batchnorm-to-affine). */
-gboolean clinfer_pass_bn_affine (const ClinferNode *bn, int64_t m, double *s,
-    double *t, GError **error);
 gboolean clinfer_pass_batchnorm_to_affine (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,

@@ -570,7 +570,7 @@ check_fusion (ClinferGraph *g, ClinferNode *last, ClinferTensor *const *inputs,
   g_assert_no_error (err);
   before = op_test_run_graph (g, inputs, &err);
   g_assert_no_error (err);
-  g_assert_true (clinfer_pass_fuse_conv (g, &ctx, &changed, &err));
+  g_assert_true (clinfer_pass_fuse_conv_activation (g, &ctx, &changed, &err));
   g_assert_no_error (err);
   g_assert_cmpint (changed, ==, fused);
   g_assert_true (op_test_prepare (g, &err));

@@ -37,7 +37,10 @@
 #include <clinfer/types.h>
 #include <clinfer/tensor.h>
 #include <clinfer/model.h>
+#include <clinfer/config.h>
 #include <clinfer/compiled.h>
+#include <clinfer/request.h>
+#include <clinfer/device.h>
 #include <clinfer/remote-tensor.h>
 #include <clinfer/npy.h>
 #include <clinfer/version.h>

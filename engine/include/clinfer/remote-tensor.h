@@ -1,4 +1,4 @@
-/* clinfer — devices, remote contexts and remote tensors: memory that lives
+/* clinfer — remote contexts and remote tensors: memory that lives
  * on a device (an OpenCL buffer) or host memory presented the same way,
  * bound to requests without copies. */
 #pragma once
@@ -6,35 +6,6 @@
 #include <clinfer/compiled.h>
 
 G_BEGIN_DECLS
-
-/**
- * ClinferDeviceInfo:
- * @name: name to pass as device: "CPU" (the native CPU device) or "GPU.N"
- * @index: N of "GPU.N" (OpenCL devices across platforms in ICD order);
- *   -1 for the native CPU device
- * @device_name: the device's own name (CL_DEVICE_NAME), e.g. "Intel(R) UHD"
- * @type: "CPU", "GPU", "ACCELERATOR" or "OTHER"
- * @platform: platform name ("native" for the CPU device)
- * @driver_version: CL_DRIVER_VERSION ("" for the CPU device)
- * @fp16: the device computes in half precision (cl_khr_fp16); f16 tensors
- *   are stored as half and computed in f32 either way
- *
- * One device clinfer can compile for. Listed by clinfer_device_list().
- */
-typedef struct {
-  char *name;
-  int index;
-  char *device_name;
-  char *type;
-  char *platform;
-  char *driver_version;
-  gboolean fp16;
-} ClinferDeviceInfo;
-
-/* (transfer full) The native CPU device first, then every OpenCL device
- * (none when clinfer was built without OpenCL or no platform exists).
- * Free with g_ptr_array_unref(). Never fails: OpenCL errors are logged. */
-GPtrArray *clinfer_device_list (void);
 
 /* Property keys of remote tensors and contexts (OpenVINO's names). */
 #define CLINFER_REMOTE_PROP_SHARED_MEM_TYPE "SHARED_MEM_TYPE"

@@ -1,4 +1,4 @@
-/* clinfer — shape and type inference over the graph in topological order,
+/* clinfer — pass infer-shapes: shape and type inference over the graph in topological order,
  * with constant values of inputs passed to each op (value propagation). */
 #include "passes/passes.h"
 #include "ops/op.h"

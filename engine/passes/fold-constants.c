@@ -1,4 +1,4 @@
-/* clinfer — constant folding: every node whose inputs all have known
+/* clinfer — pass fold-constants: every node whose inputs all have known
  * values is evaluated once with its reference eval and replaced by a
  * Constant. Shape chains (Shape -> Gather -> Concat -> Reshape) collapse
  * because Shape of a static-shaped tensor is itself known. */
@@ -73,7 +73,10 @@ can_fold (const ClinferNode *node)
   }
   if (shape_only_op (node)) {
     ClinferPortDesc *d = clinfer_node_input_desc (node, 0);
-    return d && clinfer_shape_is_static (&d->shape);
+    /* fold_node() stands a placeholder tensor for the input: its type
+     * must be one a tensor can have. */
+    return d && clinfer_shape_is_static (&d->shape)
+        && clinfer_element_type_size (d->type) > 0;
   }
   return node->n_inputs > 0 && inputs_known (node);
 }

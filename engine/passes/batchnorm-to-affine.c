@@ -8,7 +8,7 @@
  * Devices then run two element-wise steps they have fast kernels for (the
  * CPU device's oneDNN path keeps them in its blocked layout) instead of
  * the reference BatchNormalization. Compile only. */
-#include "passes/passes.h"
+#include "passes/conv-affine.h"
 #include "ops/op.h"
 #include <string.h>
 

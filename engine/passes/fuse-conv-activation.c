@@ -1,4 +1,4 @@
-/* clinfer — fusion pass: Conv [-> Add (per-channel constant bias or a
+/* clinfer — pass fuse-conv-activation: Conv [-> Add (per-channel constant bias or a
  * same-shape residual)]* [-> Relu | Clip | LeakyRelu] becomes one
  * com.clinfer FusedConv, so the CPU kernels apply them on the hot tile. */
 #include "passes/passes.h"
@@ -271,7 +271,7 @@ fuse_from (ClinferGraph *graph, ClinferNode *conv, GHashTable *removed,
 }
 
 gboolean
-clinfer_pass_fuse_conv (ClinferGraph *graph, const ClinferPassContext *ctx,
+clinfer_pass_fuse_conv_activation (ClinferGraph *graph, const ClinferPassContext *ctx,
     gboolean *changed, GError **error)
 {
   g_autoptr (GPtrArray) order = clinfer_graph_topological_order (graph, error);

@@ -1,4 +1,4 @@
-/* clinfer — dead-node removal: drops every node no graph output depends on. */
+/* clinfer — pass remove-dead-nodes: drops every node no graph output depends on. */
 #include "passes/passes.h"
 
 gboolean
