@@ -1,6 +1,5 @@
 /* clinfer — graph construction, rewiring, copying and topological order. */
 #include "core/graph.h"
-#include "ops/op.h"
 #include <string.h>
 
 const char *
@@ -140,8 +139,8 @@ attr_copy (const ClinferAttr *src)
 static void
 node_free (ClinferNode *node)
 {
-  if (node->def && node->def->free_data && node->op_data)
-    node->def->free_data (node->op_data);
+  if (node->op_data_free && node->op_data)
+    node->op_data_free (node->op_data);
   for (guint i = 0; i < node->n_outputs; i++) {
     g_free (node->outputs[i].name);
     if (node->outputs[i].value)

@@ -73,7 +73,8 @@ struct _ClinferNode {
   guint n_outputs;
   ClinferPortDesc *outputs;
   const ClinferOpDef *def;  /* resolved by clinfer_graph_resolve_ops() */
-  gpointer op_data;         /* parsed attributes, owned, freed by def */
+  gpointer op_data;         /* parsed attributes, owned */
+  GDestroyNotify op_data_free;  /* frees op_data (set with def) */
   ClinferGraph *graph;      /* owning graph */
   char *label_;             /* cache of clinfer_node_label() */
 };

@@ -1,6 +1,7 @@
 /* clinfer — refcounted host tensors and half/bfloat16 conversions. */
 #include <clinfer/tensor.h>
 #include <clinfer/error.h>
+#include "core/tensor-view.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

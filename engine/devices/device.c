@@ -2,6 +2,14 @@
  * (CPU, GPU, GPU.N, AUTO), reference counting, and the device list. */
 #include "devices/device.h"
 
+/* Every device class built in. */
+static const ClinferDeviceClass *const device_classes[] = {
+  &clinfer_cpu_device_class,
+#ifdef CLINFER_HAVE_OPENCL
+  &clinfer_opencl_device_class,
+#endif
+};
+
 void
 clinfer_device_init (ClinferDevice *device, const ClinferDeviceClass *klass,
     const char *name, const char *description)
@@ -55,7 +63,7 @@ is_gpu_name (const char *device)
 
 ClinferDevice *
 clinfer_device_open (const char *device, ClinferDevice *share,
-    const ClinferCompileConfig *config, GError **error)
+    const ClinferDeviceOptions *options, GError **error)
 {
   const ClinferDeviceClass *klass = NULL;
 
@@ -89,7 +97,7 @@ clinfer_device_open (const char *device, ClinferDevice *share,
   }
   if (share && share->klass != klass)
     share = NULL;
-  return klass->open (device, share, config, error);
+  return klass->open (device, share, options, error);
 }
 
 static void
@@ -150,12 +158,11 @@ gboolean
 clinfer_device_add_config_file_ops (const char *config_file, ClinferOpSet *set,
     GError **error)
 {
-#ifdef CLINFER_HAVE_OPENCL
-  return clinfer_ocl_custom_add_ops (config_file, set, error);
-#else
+  for (gsize i = 0; i < G_N_ELEMENTS (device_classes); i++)
+    if (device_classes[i]->add_config_file_ops)
+      return device_classes[i]->add_config_file_ops (config_file, set, error);
   g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
       "%s: custom OpenCL kernels need the OpenCL device, and this clinfer "
       "was built without OpenCL", config_file);
   return FALSE;
-#endif
 }

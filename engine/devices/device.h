@@ -1,10 +1,12 @@
 /* clinfer — the device seam: the private function-pointer table every
  * device implements (CPU in devices/cpu/cpu-device.c, OpenCL in
  * devices/opencl/), the per-inference I/O a request hands a device, and the
- * internals of remote contexts and remote tensors. Core and ops include
- * this header, never a device's own headers (nor OpenCL's).
+ * internals of remote contexts and remote tensors (devices/remote-tensor.c).
+ * The runtime includes this header, never a device's own headers (nor
+ * OpenCL's); what it needs of a particular device is an entry of this
+ * table, never a comparison of classes.
  *
- * Life cycle (engine/core/compiled.c, request.c):
+ * Life cycle (engine/runtime/compiled.c, request.c):
  *   open          per compiled model (or remote context); may share the
  *                 runtime objects of another opened device (@share)
  *   supports_step per step of a new plan; a step the device declines runs
@@ -18,12 +20,22 @@
  */
 #pragma once
 
-#include "core/internal.h"
+#include "plan/plan.h"
+#include "ops/custom-ops.h"
 #include <clinfer/remote-tensor.h>
+#include <clinfer/device.h>
 
 G_BEGIN_DECLS
 
 typedef struct _ClinferDeviceClass ClinferDeviceClass;
+
+/* What opening a device takes from the compile config (the runtime
+ * fills it in). */
+typedef struct {
+  int threads;               /* 0: one per core */
+  const char *config_file;   /* custom-layer XML, or NULL */
+} ClinferDeviceOptions;
+typedef struct _ClinferDeviceRun ClinferDeviceRun;
 
 /**
  * ClinferRunIO:
@@ -70,10 +82,10 @@ struct _ClinferDevice {
 struct _ClinferDeviceClass {
   const char *name;          /* "CPU", "GPU" */
   /* Opens @device ("CPU", "GPU", "GPU.N"; "AUTO" is resolved by core)
-   * for @config (may be NULL). With @share, uses @share's runtime objects
+   * with @options (may be NULL: the defaults). With @share, uses @share's runtime objects
    * (same class) instead of creating new ones. */
   ClinferDevice *(*open) (const char *device, ClinferDevice *share,
-      const ClinferCompileConfig *config, GError **error);
+      const ClinferDeviceOptions *options, GError **error);
   void (*close) (ClinferDevice *device);
   /* TRUE when the device runs @step itself; FALSE with *reason (static
    * or device-owned text) otherwise. */
@@ -99,6 +111,15 @@ struct _ClinferDeviceClass {
    * com.clinfer EltwiseChain in one kernel (cheaper than a launch per
    * node). */
   gboolean fuses_eltwise_chains;
+  /* clinfer_remote_context_get_program(): the built OpenCL program
+   * (cl_program) of kernels/@name.cl for @options on @context's device.
+   * NULL: the device has no OpenCL programs. */
+  gpointer (*get_program) (ClinferRemoteContext *context, const char *name,
+      const char *options, GError **error);
+  /* clinfer_device_add_config_file_ops() for the custom kernels this
+   * device class runs (the OpenCL custom-layer XML). May be NULL. */
+  gboolean (*add_config_file_ops) (const char *config_file, ClinferOpSet *set,
+      GError **error);
 };
 
 /* Base initialisation for a device's open(). */
@@ -108,16 +129,17 @@ ClinferDevice *clinfer_device_ref (ClinferDevice *device);
 void clinfer_device_unref (ClinferDevice *device);
 /* Adds an op def to @set for every custom OpenCL layer of @config_file
  * whose name is not a built-in op, so models using such ops can be read
- * and planned (engine/devices/opencl/ocl-custom-ops.c). FALSE with an
+ * and planned: the add_config_file_ops of the first device class that
+ * has one (OpenCL: devices/opencl/ocl-custom-ops.c). FALSE with an
  * error naming the file (and layer) when it cannot be loaded, or when
- * clinfer was built without OpenCL. */
+ * no device class takes config files (clinfer built without OpenCL). */
 gboolean clinfer_device_add_config_file_ops (const char *config_file,
     ClinferOpSet *set, GError **error);
 /* Opens @device ("CPU", "GPU", "GPU.N", "AUTO", any case) through the
  * class that handles it; @share as in open (ignored when of another
  * class). Unknown names fail with CLINFER_ERROR_DEVICE. */
 ClinferDevice *clinfer_device_open (const char *device, ClinferDevice *share,
-    const ClinferCompileConfig *config, GError **error);
+    const ClinferDeviceOptions *options, GError **error);
 
 extern const ClinferDeviceClass clinfer_cpu_device_class;
 #ifdef CLINFER_HAVE_OPENCL
@@ -126,30 +148,7 @@ extern const ClinferDeviceClass clinfer_opencl_device_class;
 void clinfer_opencl_list_devices (GPtrArray *out);
 /* TRUE when some OpenCL platform has a GPU-type device (for AUTO). */
 gboolean clinfer_opencl_have_gpu (void);
-/* clinfer_remote_context_get_program() of an OpenCL context. */
-gpointer clinfer_ocl_remote_program (ClinferRemoteContext *context,
-    const char *name, const char *options, GError **error);
-/* clinfer_device_add_config_file_ops() for OpenCL. */
-gboolean clinfer_ocl_custom_add_ops (const char *config_file, ClinferOpSet *set,
-    GError **error);
 #endif
-
-/* ---- CPU kernels, shared by the CPU device and other devices' fallback
- * steps (devices/cpu/cpu-device.c) ---- */
-
-/* Picks the CPU kernel of @step (fast kernel or reference eval). */
-gboolean clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *step,
-    const char *origin, GError **error);
-/* TRUE when @node has a CPU implementation at all. */
-gboolean clinfer_cpu_node_runnable (const ClinferNode *node);
-/* Runs @step on host tensors @slot_tensors (one per plan slot; inputs
- * present, static outputs allocated). Dynamic steps re-infer their output
- * shapes and allocate those outputs in @slot_tensors. */
-gboolean clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *step,
-    ClinferTensor **slot_tensors, const char *origin, GError **error);
-/* Appends a profile entry for @step taking @ns. */
-void clinfer_profile_record (GArray *profile, const ClinferStep *step,
-    gint64 ns);
 
 /* ---- remote contexts and tensors (engine/core/remote-tensor.c) ---- */
 

@@ -1,7 +1,7 @@
 /* clinfer — the op registry: one line per op family table, lookup by
  * (domain, op type, opset) and resolution of a graph's nodes. */
 #include "ops/op.h"
-#include "core/custom-ops.h"
+#include "ops/custom-ops.h"
 #include <string.h>
 
 static const ClinferOpDef *const families[] = {
@@ -103,8 +103,10 @@ resolve_node (ClinferNode *node, const ClinferOpSet *extra, GError **error)
     return FALSE;
   }
   node->def = def;
+  node->op_data_free = def->free_data;
   if (def->prepare && !def->prepare (node, error)) {
     node->def = NULL;        /* prepare failed: nothing to free */
+    node->op_data_free = NULL;
     if (error && *error)
       g_prefix_error (error, "%s: ", node->graph->origin);
     return FALSE;

@@ -83,6 +83,15 @@ dump_graph (ClinferGraph *graph, const ClinferPassContext *ctx, guint step,
   return clinfer_graph_write_dot (graph, path, title, error);
 }
 
+static gboolean
+is_disabled (const ClinferPassContext *ctx, const char *name)
+{
+  for (guint i = 0; ctx->disabled_passes && i < ctx->disabled_passes->len; i++)
+    if (strcmp (g_ptr_array_index (ctx->disabled_passes, i), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 gboolean
 clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
     GError **error)
@@ -94,8 +103,7 @@ clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
   for (gsize i = 0; i < G_N_ELEMENTS (passes); i++) {
     gboolean changed = FALSE;
 
-    if (!passes[i].required && ctx->config
-        && clinfer_compile_config_is_pass_disabled (ctx->config, passes[i].name)) {
+    if (!passes[i].required && is_disabled (ctx, passes[i].name)) {
       g_debug ("pass %s disabled", passes[i].name);
       continue;
     }

@@ -2,12 +2,12 @@
 #pragma once
 
 #include "core/graph.h"
-#include <clinfer/config.h>
 
 G_BEGIN_DECLS
 
 typedef struct {
-  const ClinferCompileConfig *config;
+  /* Names (char*) of the passes not to run, or NULL. */
+  const GPtrArray *disabled_passes;
   int opset;                 /* default-domain opset of the model */
   /* When set, the graph is written there as Graphviz .dot before the
    * first pass and after every pass that runs ("NN-<pass>.dot"). */

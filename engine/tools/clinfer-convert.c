@@ -4,7 +4,7 @@
  * value propagation, constant folding, dead-node removal, fusions) and
  * writes OpenVINO IR v11 (.xml + .bin). */
 #include "tool-common.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 #include "frontend/ir/ir-reader.h"
 #include "passes/passes.h"
 #include <glib/gstdio.h>
@@ -279,11 +279,12 @@ run_passes (ClinferGraph *g, const ClinferOpSet *ops, const ToolOptions *opts,
 {
   g_autoptr (ClinferCompileConfig) config = tool_compile_config_new (opts,
       error);
-  ClinferPassContext ctx = { config, clinfer_graph_get_opset (g, ""),
+  ClinferPassContext ctx = { NULL, clinfer_graph_get_opset (g, ""),
     c->dump_graph, TRUE };
 
   if (config == NULL)
     return FALSE;
+  ctx.disabled_passes = config->disabled_passes;
   if (c->dump_graph && g_mkdir_with_parents (c->dump_graph, 0755) != 0) {
     int saved = errno;
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_FAILED,

@@ -5,7 +5,7 @@
 #pragma once
 
 #include <clinfer/clinfer.h>
-#include "core/internal.h"
+#include "runtime/runtime.h"
 #include "ops/op.h"
 #include "passes/passes.h"
 

@@ -2,7 +2,7 @@
  * graph order and cycles, constant folding, dead nodes, memory planning
  * and request errors, on graphs built in memory. */
 #include "op-test-util.h"
-#include "core/chooser.h"
+#include "plan/chooser.h"
 #include <math.h>
 #include <string.h>
 

@@ -5,8 +5,8 @@
  * back to plain is needed, thread counts and the CLINFER_CPU_ONEDNN=0
  * switch. */
 #include "op-test-util.h"
-#include "core/chooser.h"
-#include "devices/cpu/cpu-kernels.h"
+#include "plan/chooser.h"
+#include "plan/cpu-kernels.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * device's fast kernels against the reference for every ISA this machine
  * runs (odd shapes, fixed seed), and the conv fusion pass. */
 #include "op-test-util.h"
-#include "devices/cpu/cpu-kernels.h"
+#include "plan/cpu-kernels.h"
 #include <math.h>
 #include <string.h>
 

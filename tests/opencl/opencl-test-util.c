@@ -1,6 +1,6 @@
 /* clinfer OpenCL tests — shared helpers (see opencl-test-util.h). */
 #include "opencl-test-util.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 #include <math.h>
 
 gboolean

@@ -5,6 +5,7 @@
  * an OpenCL device; the others are skipped then. */
 #include "opencl-test-util.h"
 #include "devices/opencl/ocl-custom.h"
+#include "runtime/runtime.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * on a device without cl_khr_fp64 must fail naming the extension. Exits
  * 77 (skipped) without an OpenCL device. */
 #include "opencl-test-util.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

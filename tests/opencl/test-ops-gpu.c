@@ -4,7 +4,7 @@
  * so each case also proves the op runs on the device. Exits 77 (skipped)
  * without an OpenCL device. */
 #include "opencl-test-util.h"
-#include "core/internal.h"
+#include "runtime/runtime.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,9 +1,8 @@
-/* clinfer — the native CPU device: kernel selection per step (fast kernel
- * or the op's reference eval), the executor over one host arena per
- * request, and host-memory remote tensors (HOST_BUFFER). Other devices
- * reuse the step helpers for their CPU fallback steps. */
+/* clinfer — the native CPU device: the host executor's steps
+ * (plan/host-exec.c) and the oneDNN fast path over one host arena per
+ * request, and host-memory remote tensors (HOST_BUFFER). */
 #include "devices/device.h"
-#include "core/chooser.h"
+#include "plan/chooser.h"
 #ifdef CLINFER_HAVE_ONEDNN
 #include "devices/cpu/onednn-cpu.h"
 #endif
@@ -37,169 +36,15 @@ typedef struct {
 } CpuRun;
 
 /* ---------------------------------------------------------------- */
-/* Step helpers (also the fallback of other devices)                 */
-
-gboolean
-clinfer_cpu_node_runnable (const ClinferNode *node)
-{
-  return node->def->eval != NULL || node->def->eval_alloc != NULL
-      || clinfer_cpu_kernel_lookup (node) != NULL;
-}
-
-gboolean
-clinfer_cpu_step_prepare (ClinferDevice *device, ClinferStep *st,
-    const char *origin, GError **error)
-{
-  ClinferCpuKernelFactory factory;
-
-  /* A name left by the oneDNN plan for a step it tried and gave back. */
-  g_clear_pointer (&st->kernel.name, g_free);
-  if (!st->dynamic && !clinfer_op_def_is_custom (st->node->def)
-      && (factory = clinfer_cpu_kernel_lookup (st->node))) {
-    GError *local = NULL;
-    if (factory (st->node, device->isa, &st->kernel, &local))
-      return TRUE;
-    if (local) {
-      g_propagate_prefixed_error (error, local, "%s: ", origin);
-      return FALSE;
-    }
-    g_free (st->kernel.name);
-    memset (&st->kernel, 0, sizeof (st->kernel));
-  }
-  if (st->node->def->eval == NULL && st->node->def->eval_alloc == NULL) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-        "%s: node %s cannot run on device %s (no kernel)", origin,
-        clinfer_node_label (st->node), device->name);
-    return FALSE;
-  }
-  st->kernel.name = g_strdup (clinfer_op_def_is_custom (st->node->def)
-      ? "custom" : "reference");
-  return TRUE;
-}
-
-/* Runs a step whose op allocates outputs of dynamic shape itself
- * (ClinferOpDef.eval_alloc): planned outputs are passed in, the others
- * come back as new tensors that replace the slot's previous one. */
-static gboolean
-run_eval_alloc (const ClinferPlan *plan, ClinferStep *st,
-    ClinferTensor **slot_tensors, ClinferTensor *const *in, GError **error)
-{
-  ClinferNode *node = st->node;
-  ClinferTensor *out[16];
-  gboolean ok;
-
-  for (guint j = 0; j < node->n_outputs; j++) {
-    guint si = st->out_slots[j];
-    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
-    out[j] = s->kind == CLINFER_SLOT_ARENA ? slot_tensors[si] : NULL;
-  }
-  ok = node->def->eval_alloc (node, in, out, error);
-  for (guint j = 0; j < node->n_outputs; j++) {
-    guint si = st->out_slots[j];
-    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
-    if (s->kind == CLINFER_SLOT_ARENA)
-      continue;
-    if (slot_tensors[si])
-      clinfer_tensor_unref (slot_tensors[si]);
-    slot_tensors[si] = out[j];
-  }
-  return ok;
-}
-
-/* Re-infers a dynamic step's output shapes from the actual inputs and
- * allocates its outputs. */
-static gboolean
-run_dynamic_shapes (const ClinferPlan *plan, ClinferStep *st,
-    ClinferTensor **slot_tensors, const char *origin, GError **error)
-{
-  ClinferNode *node = st->node;
-  g_autofree ClinferValueInfo *in = g_new0 (ClinferValueInfo, MAX (node->n_inputs, 1));
-  g_autofree ClinferValueInfo *out = g_new0 (ClinferValueInfo, MAX (node->n_outputs, 1));
-
-  for (guint j = 0; j < node->n_inputs; j++) {
-    ClinferTensor *t = st->in_slots[j] == G_MAXUINT ? NULL
-        : slot_tensors[st->in_slots[j]];
-    in[j].present = t != NULL;
-    if (t) {
-      in[j].type = clinfer_tensor_get_element_type (t);
-      in[j].shape = *clinfer_tensor_get_shape (t);
-      in[j].value = t;
-    } else
-      in[j].shape = clinfer_shape_unknown ();
-  }
-  for (guint j = 0; j < node->n_outputs; j++)
-    out[j].shape = clinfer_shape_unknown ();
-  if (!clinfer_node_infer_checked (node, in, out, error))
-    return FALSE;
-  for (guint j = 0; j < node->n_outputs; j++) {
-    guint si = st->out_slots[j];
-    ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, si);
-    if (s->kind == CLINFER_SLOT_ARENA)
-      continue;              /* this output had a static shape */
-    if (!clinfer_shape_is_static (&out[j].shape)) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-          "%s: node %s: output %u has no concrete shape at run time",
-          origin, clinfer_node_label (node), j);
-      return FALSE;
-    }
-    if (slot_tensors[si])
-      clinfer_tensor_unref (slot_tensors[si]);
-    slot_tensors[si] = clinfer_tensor_new (out[j].type, &out[j].shape, error);
-    if (slot_tensors[si] == NULL)
-      return FALSE;
-  }
-  return TRUE;
-}
-
-gboolean
-clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *st,
-    ClinferTensor **slot_tensors, const char *origin, GError **error)
-{
-  ClinferTensor *in[64], *out[16];
-  ClinferNode *node = st->node;
-
-  if (node->n_inputs > G_N_ELEMENTS (in) || node->n_outputs > G_N_ELEMENTS (out)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "node %s has too many inputs or outputs", clinfer_node_label (node));
-    return FALSE;
-  }
-  for (guint j = 0; j < node->n_inputs; j++)
-    in[j] = st->in_slots[j] == G_MAXUINT ? NULL : slot_tensors[st->in_slots[j]];
-  if (node->def->eval_alloc)
-    return run_eval_alloc (plan, st, slot_tensors, in, error);
-  if (st->dynamic && !run_dynamic_shapes (plan, st, slot_tensors, origin, error))
-    return FALSE;
-  for (guint j = 0; j < node->n_outputs; j++)
-    out[j] = slot_tensors[st->out_slots[j]];
-  if (st->kernel.run)
-    return st->kernel.run (&st->kernel, node, in, out, error);
-  return node->def->eval (node, in, out, error);
-}
-
-void
-clinfer_profile_record (GArray *profile, const ClinferStep *st, gint64 ns)
-{
-  ClinferProfileEntry e = {
-    .node_name = *st->node->name ? st->node->name : st->node->outputs[0].name,
-    .op_type = st->op_label,
-    .kernel = st->device_kernel ? st->device_kernel : st->kernel.name,
-    .shape = st->shape_label,
-    .time_ns = ns,
-  };
-  g_array_append_val (profile, e);
-}
-
-/* ---------------------------------------------------------------- */
 /* The device                                                        */
 
 static ClinferDevice *
 cpu_open (const char *device, ClinferDevice *share,
-    const ClinferCompileConfig *config, GError **error)
+    const ClinferDeviceOptions *options, GError **error)
 {
   ClinferDevice *d;
-  int threads = config ? clinfer_compile_config_get_threads (config) : 0;
-  const char *config_file = config
-      ? clinfer_compile_config_get_config_file (config) : NULL;
+  int threads = options ? options->threads : 0;
+  const char *config_file = options ? options->config_file : NULL;
 
   /* Custom layers are OpenCL kernels: the native CPU cannot run them, and
    * silently running the built-in op instead would be wrong. */
@@ -379,7 +224,8 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
     if (clinfer_onednn_plan_owns_step (plan->device_data, i))
       continue;
 #endif
-    if (!clinfer_cpu_step_prepare (device, st, origin, error))
+    if (!clinfer_cpu_step_prepare (st, device->isa, device->name, origin,
+            error))
       return FALSE;
   }
   switch (arena_policy (device, plan, &alt_unshared)) {

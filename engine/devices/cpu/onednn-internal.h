@@ -4,7 +4,7 @@
 #pragma once
 
 #include "devices/cpu/onednn-cpu.h"
-#include "devices/cpu/cpu-simd.h"
+#include "plan/cpu-simd.h"
 #include <oneapi/dnnl/dnnl.h>
 
 G_BEGIN_DECLS

@@ -5,7 +5,7 @@
  * else each output takes input 0's shape and type. There is no CPU eval:
  * such a node runs only on an OpenCL device. */
 #include "devices/opencl/ocl-custom.h"
-#include "core/custom-ops.h"
+#include "ops/custom-ops.h"
 #include <string.h>
 
 typedef struct {

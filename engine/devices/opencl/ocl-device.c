@@ -9,13 +9,13 @@
 static const char *const op_domains_default[] = { "", "ai.onnx", NULL };
 
 static ClinferDevice *
-device_new (OclCore *core, const ClinferCompileConfig *config, GError **error)
+device_new (OclCore *core, const ClinferDeviceOptions *options,
+    GError **error)
 {
   OclDevice *d = g_new0 (OclDevice, 1);
   g_autofree char *desc = clinfer_ocl_core_describe (core);
-  int threads = config ? clinfer_compile_config_get_threads (config) : 0;
-  const char *config_file = config
-      ? clinfer_compile_config_get_config_file (config) : NULL;
+  int threads = options ? options->threads : 0;
+  const char *config_file = options ? options->config_file : NULL;
 
   clinfer_device_init (&d->base, &clinfer_opencl_device_class, core->name, desc);
   d->core = core;
@@ -38,12 +38,12 @@ device_new (OclCore *core, const ClinferCompileConfig *config, GError **error)
 
 static ClinferDevice *
 ocl_open (const char *device, ClinferDevice *share,
-    const ClinferCompileConfig *config, GError **error)
+    const ClinferDeviceOptions *options, GError **error)
 {
   OclCore *core = share ? clinfer_ocl_core_ref (((OclDevice *) share)->core)
       : clinfer_ocl_core_open (device, error);
 
-  return core ? device_new (core, config, error) : NULL;
+  return core ? device_new (core, options, error) : NULL;
 }
 
 static void
@@ -251,6 +251,8 @@ const ClinferDeviceClass clinfer_opencl_device_class = {
   .handles_op_type = ocl_handles_op_type,
   .create_remote = clinfer_ocl_create_remote,
   .fuses_eltwise_chains = TRUE,
+  .get_program = clinfer_ocl_remote_program,
+  .add_config_file_ops = clinfer_ocl_custom_add_ops,
 };
 
 /* ---------------------------------------------------------------- */

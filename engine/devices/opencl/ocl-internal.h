@@ -10,6 +10,13 @@
 
 G_BEGIN_DECLS
 
+/* The class table's get_program (ocl-remote.c) and add_config_file_ops
+ * (ocl-custom-ops.c). */
+gpointer clinfer_ocl_remote_program (ClinferRemoteContext *context,
+    const char *name, const char *options, GError **error);
+gboolean clinfer_ocl_custom_add_ops (const char *config_file, ClinferOpSet *set,
+    GError **error);
+
 /* ---- errors (ocl-platform.c) ---- */
 
 const char *clinfer_ocl_error_name (cl_int err);

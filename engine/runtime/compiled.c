@@ -1,6 +1,7 @@
 /* clinfer — compiling a model into a plan: passes, steps and slots,
  * placing each step on the device (or the CPU fallback), memory planning,
  * then the device's own preparation (engine/devices/device.h). */
+#include "runtime/runtime.h"
 #include "devices/device.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -208,7 +209,7 @@ place_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
           c->model->path, clinfer_node_label (st->node), dev->name,
           reason ? reason : "not supported");
     st->fallback = TRUE;
-    if (!clinfer_cpu_step_prepare (dev, st, c->model->path, error))
+    if (!clinfer_cpu_step_prepare (st, dev->isa, dev->name, c->model->path, error))
       return FALSE;
   }
   return TRUE;
@@ -242,7 +243,7 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
 {
   ClinferPlan *plan = g_new0 (ClinferPlan, 1);
   g_autoptr (ClinferCompileConfig) custom = pass_config (c, c->model->graph);
-  ClinferPassContext ctx = { custom ? custom : c->config,
+  ClinferPassContext ctx = { (custom ? custom : c->config)->disabled_passes,
     clinfer_graph_get_opset (c->model->graph, "") };
   gint64 t0 = g_get_monotonic_time ();
 
@@ -328,12 +329,13 @@ open_device (ClinferCompiled *c, const ClinferCompileConfig *config,
     GError **error)
 {
   ClinferRemoteContext *ctx = config->remote_context;
+  ClinferDeviceOptions options = { config->threads, config->config_file };
 
   if (ctx)
     c->device = ctx->device->klass->open (ctx->device->name, ctx->device,
-        config, error);
+        &options, error);
   else
-    c->device = clinfer_device_open (config->device, NULL, config, error);
+    c->device = clinfer_device_open (config->device, NULL, &options, error);
   if (c->device == NULL)
     return FALSE;
   c->device_name = g_strdup (c->device->name);

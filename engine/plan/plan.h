@@ -1,53 +1,20 @@
-/* clinfer — private definitions of the public objects (model, config,
- * compiled model, request) and the execution plan. */
+/* clinfer — the execution plan: slots (every tensor of a compiled graph
+ * and where it lives), steps (nodes in run order with their kernels),
+ * memory planning (memplan.c) and the host executor every device shares
+ * (host-exec.c, the CPU kernels in cpu-*.c). Built by the runtime
+ * (runtime/compiled.c); each device prepares and runs it. The plan knows
+ * its device only as an opaque handle. */
 #pragma once
 
-#include <clinfer/clinfer.h>
 #include "core/graph.h"
 #include "ops/op.h"
-#include "core/custom-ops.h"
-#include "devices/cpu/cpu-kernels.h"
+#include "plan/cpu-kernels.h"
+#include <clinfer/request.h>
 
 G_BEGIN_DECLS
 
-/* An opened device and its per-request state (engine/devices/device.h). */
+/* The device a plan was prepared for (engine/devices/device.h). */
 typedef struct _ClinferDevice ClinferDevice;
-typedef struct _ClinferDeviceRun ClinferDeviceRun;
-typedef struct _ClinferRemoteContext ClinferRemoteContext;
-
-struct _ClinferCompileConfig {
-  char *device;
-  int threads;
-  gboolean allow_fallback;
-  gboolean profiling;
-  char *config_file;
-  GPtrArray *disabled_passes;
-  GPtrArray *custom_libs;    /* paths, in the order added */
-  ClinferOpSet *custom_ops;  /* custom CPU ops (engine/core/custom-ops.c) */
-  ClinferRemoteContext *remote_context;  /* NULL: open config->device */
-  guint64 memory_limit;      /* bytes; 0: the machine's physical memory */
-};
-
-/* Bytes of physical memory of the machine (sysconf), or 2^40 when
- * unknown: the default memory limit of a compile. */
-guint64 clinfer_physical_memory_size (void);
-
-/* A tensor standing for a remote tensor (clinfer_remote_tensor_to_tensor()):
- * no data; @remote is released with @unref when it dies. */
-ClinferTensor *clinfer_tensor_new_remote_view (ClinferElementType type,
-    const ClinferShape *shape, const int64_t *strides, gpointer remote,
-    GDestroyNotify unref);
-gpointer clinfer_tensor_get_remote_view (const ClinferTensor *tensor);
-
-struct _ClinferModel {
-  gint ref_count;
-  char *path;
-  ClinferGraph *graph;       /* as read; ops resolved */
-  ClinferOpSet *ops;         /* extensions its nodes resolved to, or NULL */
-  char *config_file;         /* config file whose layers @ops holds, or NULL */
-};
-
-/* ---- execution plan (engine/core/compiled.c, memplan.c) ---- */
 
 typedef enum {
   CLINFER_SLOT_CONSTANT,     /* value owned by the plan */
@@ -124,21 +91,21 @@ void clinfer_plan_assign_memory (ClinferPlan *plan);
 GArray *clinfer_plan_assign_buffers (const ClinferPlan *plan,
     guint *buffer_of);
 
-struct _ClinferCompiled {
-  gint ref_count;
-  ClinferModel *model;
-  ClinferCompileConfig *config;
-  char *device_name;
-  ClinferDevice *device;     /* opened for this compiled model */
-  ClinferRemoteContext *context;  /* the context it runs on */
-  GMutex lock;               /* guards plans */
-  GPtrArray *plans;          /* ClinferPlan*, most recent first */
-  /* Port info of the model, with dims fixed where the plan fixed them. */
-  GArray *inputs, *outputs;  /* ClinferPortInfo */
-  ClinferOpSet *ops;         /* the config's and the model's extensions */
-};
+/* ---- the host executor (plan/host-exec.c): the CPU kernels of a step,
+ * run by the CPU device and by other devices' fallback steps ---- */
 
-ClinferPlan *clinfer_compiled_get_plan (ClinferCompiled *compiled,
-    const ClinferShape *input_shapes, GError **error);
+/* Picks the CPU kernel of @step (fast kernel or reference eval). */
+gboolean clinfer_cpu_step_prepare (ClinferStep *step, ClinferCpuIsa isa,
+    const char *device_name, const char *origin, GError **error);
+/* TRUE when @node has a CPU implementation at all. */
+gboolean clinfer_cpu_node_runnable (const ClinferNode *node);
+/* Runs @step on host tensors @slot_tensors (one per plan slot; inputs
+ * present, static outputs allocated). Dynamic steps re-infer their output
+ * shapes and allocate those outputs in @slot_tensors. */
+gboolean clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *step,
+    ClinferTensor **slot_tensors, const char *origin, GError **error);
+/* Appends a profile entry for @step taking @ns. */
+void clinfer_profile_record (GArray *profile, const ClinferStep *step,
+    gint64 ns);
 
 G_END_DECLS

@@ -3,7 +3,7 @@
  * out layer norm): one pass for the mean, one for the variance, one to
  * write, in float with eight partial sums, instead of the reference
  * eval's double columns. */
-#include "devices/cpu/cpu-simd.h"
+#include "plan/cpu-simd.h"
 #include <math.h>
 #include <omp.h>
 #include <string.h>

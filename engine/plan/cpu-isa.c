@@ -1,6 +1,6 @@
 /* clinfer — which instruction sets the CPU device's kernels may use: the
  * machine's (cpuid) capped by the CLINFER_CPU_ISA environment variable. */
-#include "devices/cpu/cpu-kernels.h"
+#include "plan/cpu-kernels.h"
 #include <string.h>
 
 static gboolean

@@ -2,6 +2,7 @@
  * part (reference counting, properties, type_check, host copies); each
  * device supplies the memory itself (create_remote, map/unmap). */
 #include "devices/device.h"
+#include "core/tensor-view.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,11 +65,9 @@ gpointer
 clinfer_remote_context_get_program (ClinferRemoteContext *ctx,
     const char *name, const char *options, GError **error)
 {
-#ifdef CLINFER_HAVE_OPENCL
-  if (ctx->device->klass == &clinfer_opencl_device_class)
-    return clinfer_ocl_remote_program (ctx, name, options ? options : "",
+  if (ctx->device->klass->get_program)
+    return ctx->device->klass->get_program (ctx, name, options ? options : "",
         error);
-#endif
   g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
       "device %s has no OpenCL programs (kernels/%s.cl needs a GPU context)",
       ctx->device->name, name);

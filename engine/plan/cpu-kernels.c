@@ -1,6 +1,6 @@
 /* clinfer — the CPU device's fast-kernel factory table: one line per
  * (domain, op type) that has a faster kernel than the reference eval. */
-#include "devices/cpu/cpu-simd.h"
+#include "plan/cpu-simd.h"
 #include <string.h>
 
 static const struct {

@@ -3,7 +3,7 @@
  * direct (implicit GEMM over a padded copy of the input) path, each
  * applying bias, residual and activation while the output tile is still
  * in registers. */
-#include "devices/cpu/cpu-simd.h"
+#include "plan/cpu-simd.h"
 #include <omp.h>
 #include <string.h>
 

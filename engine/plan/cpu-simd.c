@@ -1,7 +1,7 @@
 /* clinfer — the CPU device's inner kernels, written once with GCC vector
  * extensions and compiled once per ISA: meson passes the -m flags and
  * CLINFER_ISA_SUFFIX (generic, avx2, avx512). Contract in cpu-simd.h. */
-#include "devices/cpu/cpu-simd.h"
+#include "plan/cpu-simd.h"
 #include <math.h>
 #include <string.h>
 

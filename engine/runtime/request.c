@@ -3,6 +3,7 @@
  * the compiled model's device (engine/devices/device.h). The device's run
  * state is made once per plan, so static plans allocate nothing per
  * inference. */
+#include "runtime/runtime.h"
 #include "devices/device.h"
 #include <string.h>
 

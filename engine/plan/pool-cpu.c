@@ -1,7 +1,7 @@
 /* clinfer — the CPU device's fast MaxPool: 2x2 windows of stride 2
  * without padding on f32 NCHW (what BlazeFace-style nets use); other
  * configurations run the reference eval. */
-#include "devices/cpu/cpu-simd.h"
+#include "plan/cpu-simd.h"
 #include <omp.h>
 
 typedef struct {

@@ -2,7 +2,7 @@
  * cpu-simd.c, which meson compiles once per ISA with different -m flags. */
 #pragma once
 
-#include "devices/cpu/cpu-kernels.h"
+#include "plan/cpu-kernels.h"
 #include "ops/conv.h"
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /* clinfer — the two-way chooser (chooser.h). */
-#include "core/chooser.h"
+#include "plan/chooser.h"
 
 void
 clinfer_chooser_init (ClinferChooser *c, guint n_ways)

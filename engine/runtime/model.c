@@ -1,5 +1,5 @@
 /* clinfer — ClinferModel: reading model files and describing their ports. */
-#include "core/internal.h"
+#include "runtime/runtime.h"
 #include "devices/device.h"
 #include "frontend/onnx/onnx-reader.h"
 #include "frontend/ir/ir-reader.h"

@@ -1,4 +1,5 @@
 /* clinfer — ClinferCompileConfig: the options of clinfer_compile(). */
+#include "runtime/runtime.h"
 #include "devices/device.h"
 #include "passes/passes.h"
 #include <unistd.h>

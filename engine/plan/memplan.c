@@ -1,7 +1,7 @@
 /* clinfer — memory planning: intermediate tensors share one arena; a
  * region is reused once the last step reading its tensor has run. Slots a
  * device aliased into another slot share that slot's region. */
-#include "core/internal.h"
+#include "plan/plan.h"
 
 #define ARENA_ALIGN 64
 

@@ -9,7 +9,7 @@
  * stays loaded while any config, model or compiled model holds one of
  * its ops. Per-node kernels (NodeData) are freed with their node, before
  * the set that owns the def is released. */
-#include "core/custom-ops.h"
+#include "ops/custom-ops.h"
 #include <gmodule.h>
 #include <omp.h>
 #include <stdarg.h>

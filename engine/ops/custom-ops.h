@@ -1,4 +1,4 @@
-/* clinfer — custom CPU op sets (engine/core/custom-ops.c): the ops a
+/* clinfer — custom CPU op sets (engine/ops/custom-ops.c): the ops a
  * compile config holds, each wrapped in a ClinferOpDef so the rest of
  * the engine (shape inference, planning, the CPU executor, the GPU
  * device's CPU steps) treats them like built-in ops. Public API:
