@@ -150,7 +150,7 @@ void clinfer_opencl_list_devices (GPtrArray *out);
 gboolean clinfer_opencl_have_gpu (void);
 #endif
 
-/* ---- remote contexts and tensors (engine/core/remote-tensor.c) ---- */
+/* ---- remote contexts and tensors (engine/devices/remote-tensor.c) ---- */
 
 struct _ClinferRemoteContext {
   gint ref_count;

@@ -64,7 +64,7 @@ struct _ClinferOpDef {
   gboolean (*eval) (const ClinferNode *node, ClinferTensor *const *inputs,
       ClinferTensor *const *outputs, GError **error);
   /* Instead of eval, for ops that decide output shapes while computing
-   * (custom ops, engine/core/custom-ops.c): outputs[i] is the planned
+   * (custom ops, engine/ops/custom-ops.c): outputs[i] is the planned
    * tensor when shape inference gave a static shape, else NULL and the op
    * stores a new tensor there (transfer full), also on failure. */
   gboolean (*eval_alloc) (const ClinferNode *node,

@@ -1,6 +1,7 @@
 /* clinfer — the pass manager: the ordered list of named compile passes,
  * each of which can be disabled by name for debugging. */
 #include "passes/passes.h"
+#include <clinfer/config.h>
 #include "ops/op.h"
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* Custom CPU ops (engine/core/custom-ops.c, <clinfer/custom-op.h>): the
+/* Custom CPU ops (engine/ops/custom-ops.c, <clinfer/custom-op.h>): the
  * example library's ops inside models between built-in ops against numpy
  * references (tests/custom-op/make-reference.py), on the CPU or, with
  * --device GPU, on the OpenCL device (exit 77 when there is none); every

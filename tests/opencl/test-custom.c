@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The example of shared/specs/custom-kernels.md, with OUTPUT0 spelled out. */
+/* The example of the custom-layer format (docs/custom-kernels.md), with
+ * OUTPUT0 spelled out. */
 static const char spec_example[] =
     "#define NUM_INPUTS 1\n"
     "#define GLOBAL_WORKSIZE_SIZE 1\n"

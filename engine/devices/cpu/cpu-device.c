@@ -94,7 +94,7 @@ cpu_supports_step (ClinferDevice *device, const ClinferPlan *plan,
  * unshare_largest () and, up to ALT_MAX_MIB unshared, the fully unshared
  * layout as a second one: which is faster changes with the placement
  * while a program runs (ocr-det: 8.1 against 9.1 ms close, 15.3 against
- * 10.8 far), so each request runs the one the chooser (core/chooser.h)
+ * 10.8 far), so each request runs the one the chooser (plan/chooser.h)
  * measured faster. CLINFER_CPU_ARENA_SHARED=1 (always share) or 0 (never,
  * whatever the size) gives one layout; =both gives both whatever the size
  * and thread count (for tests). */

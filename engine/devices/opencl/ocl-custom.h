@@ -1,7 +1,7 @@
 /* clinfer — custom OpenCL layers (config-file XML in OpenVINO's GPU
  * "custom layer" format): the parsed layer descriptions, the WorkSizes
  * expression language and the JIT define block. Spec:
- * shared/specs/custom-kernels.md; user guide: docs/custom-kernels.md. */
+ * docs/custom-kernels.md. */
 #pragma once
 
 #include "devices/opencl/ocl-internal.h"

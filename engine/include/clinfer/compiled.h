@@ -1,6 +1,7 @@
 /* clinfer — a model compiled for one device. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <clinfer/model.h>
 #include <clinfer/config.h>
 
@@ -19,28 +20,28 @@ G_BEGIN_DECLS
  */
 typedef struct _ClinferCompiled ClinferCompiled;
 
-ClinferCompiled *clinfer_compile (ClinferModel *model,
+CLINFER_API ClinferCompiled *clinfer_compile (ClinferModel *model,
     const ClinferCompileConfig *config, GError **error);
-ClinferCompiled *clinfer_compiled_ref (ClinferCompiled *compiled);
-void clinfer_compiled_unref (ClinferCompiled *compiled);
+CLINFER_API ClinferCompiled *clinfer_compiled_ref (ClinferCompiled *compiled);
+CLINFER_API void clinfer_compiled_unref (ClinferCompiled *compiled);
 
 /* Name of the device the plan runs on, e.g. "CPU". */
-const char *clinfer_compiled_get_device_name (const ClinferCompiled *compiled);
-guint clinfer_compiled_get_n_inputs (const ClinferCompiled *compiled);
-guint clinfer_compiled_get_n_outputs (const ClinferCompiled *compiled);
-gboolean clinfer_compiled_get_input (const ClinferCompiled *compiled,
+CLINFER_API const char *clinfer_compiled_get_device_name (const ClinferCompiled *compiled);
+CLINFER_API guint clinfer_compiled_get_n_inputs (const ClinferCompiled *compiled);
+CLINFER_API guint clinfer_compiled_get_n_outputs (const ClinferCompiled *compiled);
+CLINFER_API gboolean clinfer_compiled_get_input (const ClinferCompiled *compiled,
     guint index, ClinferPortInfo *info);
-gboolean clinfer_compiled_get_output (const ClinferCompiled *compiled,
+CLINFER_API gboolean clinfer_compiled_get_output (const ClinferCompiled *compiled,
     guint index, ClinferPortInfo *info);
-int clinfer_compiled_find_input (const ClinferCompiled *compiled, const char *name);
+CLINFER_API int clinfer_compiled_find_input (const ClinferCompiled *compiled, const char *name);
 /* Bytes of the intermediate-tensor arena of the current plan (after
  * reuse by liveness), and the bytes the same tensors would take without
  * reuse. 0 before a plan exists (dynamic input shapes not yet seen). */
-gsize clinfer_compiled_get_arena_size (const ClinferCompiled *compiled);
-gsize clinfer_compiled_get_unplanned_size (const ClinferCompiled *compiled);
+CLINFER_API gsize clinfer_compiled_get_arena_size (const ClinferCompiled *compiled);
+CLINFER_API gsize clinfer_compiled_get_unplanned_size (const ClinferCompiled *compiled);
 /* Number of executable nodes in the current plan (after folding and
  * fusion). */
-guint clinfer_compiled_get_n_steps (const ClinferCompiled *compiled);
+CLINFER_API guint clinfer_compiled_get_n_steps (const ClinferCompiled *compiled);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferCompiled, clinfer_compiled_unref)
 

@@ -42,6 +42,7 @@
  */
 #pragma once
 
+#include <clinfer/export.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <clinfer/types.h>
@@ -163,7 +164,7 @@ typedef int (*ClinferRegisterCustomOpsFunc) (ClinferCustomOpRegistry *registry,
 /* The function a custom-op library defines (and exports): the engine
  * passes the ABI version it implements. Declared here so the compiler
  * checks the library's definition. */
-int clinfer_register_custom_ops (ClinferCustomOpRegistry *registry,
+CLINFER_API int clinfer_register_custom_ops (ClinferCustomOpRegistry *registry,
     uint32_t abi_version);
 
 /* ---- registration ---- */
@@ -171,10 +172,10 @@ int clinfer_register_custom_ops (ClinferCustomOpRegistry *registry,
 /* Adds @op (copied). -1 with the registry's error set when the struct is
  * malformed, its ABI version unknown, or the name clashes with a built-in
  * op or an op already registered in the same domain. */
-int clinfer_custom_op_registry_add (ClinferCustomOpRegistry *registry,
+CLINFER_API int clinfer_custom_op_registry_add (ClinferCustomOpRegistry *registry,
     const ClinferCustomOp *op);
 /* printf-style message for a registration function that fails. */
-void clinfer_custom_op_registry_set_error (ClinferCustomOpRegistry *registry,
+CLINFER_API void clinfer_custom_op_registry_set_error (ClinferCustomOpRegistry *registry,
     const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 /* ---- node attributes, in create_kernel ----
@@ -183,77 +184,77 @@ void clinfer_custom_op_registry_set_error (ClinferCustomOpRegistry *registry,
  * directly. For IR layers, whose attributes are text, numbers are parsed
  * from the text. */
 
-int clinfer_kernel_info_has_attribute (const ClinferKernelInfo *info,
+CLINFER_API int clinfer_kernel_info_has_attribute (const ClinferKernelInfo *info,
     const char *name);
-int clinfer_kernel_info_get_int (ClinferKernelInfo *info, const char *name,
+CLINFER_API int clinfer_kernel_info_get_int (ClinferKernelInfo *info, const char *name,
     int64_t *value);
-int clinfer_kernel_info_get_float (ClinferKernelInfo *info, const char *name,
+CLINFER_API int clinfer_kernel_info_get_float (ClinferKernelInfo *info, const char *name,
     float *value);
 /* Size protocol: with @buffer NULL, *@size receives the bytes needed
  * including the terminating NUL; otherwise *@size is the buffer's size on
  * input (-1 with an error when too small) and the bytes written on
  * output. */
-int clinfer_kernel_info_get_string (ClinferKernelInfo *info, const char *name,
+CLINFER_API int clinfer_kernel_info_get_string (ClinferKernelInfo *info, const char *name,
     char *buffer, size_t *size);
 /* Same protocol in elements: @values NULL queries *@n. */
-int clinfer_kernel_info_get_ints (ClinferKernelInfo *info, const char *name,
+CLINFER_API int clinfer_kernel_info_get_ints (ClinferKernelInfo *info, const char *name,
     int64_t *values, size_t *n);
-int clinfer_kernel_info_get_floats (ClinferKernelInfo *info, const char *name,
+CLINFER_API int clinfer_kernel_info_get_floats (ClinferKernelInfo *info, const char *name,
     float *values, size_t *n);
 /* A tensor attribute, viewed in place; valid until create_kernel returns
  * (copy what the kernel keeps). */
-int clinfer_kernel_info_get_tensor (ClinferKernelInfo *info, const char *name,
+CLINFER_API int clinfer_kernel_info_get_tensor (ClinferKernelInfo *info, const char *name,
     ClinferCustomTensor *tensor);
-const char *clinfer_kernel_info_get_node_name (const ClinferKernelInfo *info);
-size_t clinfer_kernel_info_get_n_inputs (const ClinferKernelInfo *info);
-size_t clinfer_kernel_info_get_n_outputs (const ClinferKernelInfo *info);
+CLINFER_API const char *clinfer_kernel_info_get_node_name (const ClinferKernelInfo *info);
+CLINFER_API size_t clinfer_kernel_info_get_n_inputs (const ClinferKernelInfo *info);
+CLINFER_API size_t clinfer_kernel_info_get_n_outputs (const ClinferKernelInfo *info);
 /* Element type of input @index as the model declares it (UNDEFINED when
  * not known before shape inference or absent). */
-ClinferElementType clinfer_kernel_info_get_input_type (const ClinferKernelInfo *info,
+CLINFER_API ClinferElementType clinfer_kernel_info_get_input_type (const ClinferKernelInfo *info,
     size_t index);
-void clinfer_kernel_info_set_error (ClinferKernelInfo *info,
+CLINFER_API void clinfer_kernel_info_set_error (ClinferKernelInfo *info,
     const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 /* ---- shape inference, in infer_shapes ---- */
 
-size_t clinfer_shape_context_get_n_inputs (const ClinferShapeContext *ctx);
+CLINFER_API size_t clinfer_shape_context_get_n_inputs (const ClinferShapeContext *ctx);
 /* FALSE-like 0 when input @index is absent; otherwise 1, with its type
  * and rank (-1: unknown) and up to CLINFER_MAX_RANK dims (may be
  * CLINFER_DIM_DYNAMIC). */
-int clinfer_shape_context_get_input (const ClinferShapeContext *ctx,
+CLINFER_API int clinfer_shape_context_get_input (const ClinferShapeContext *ctx,
     size_t index, ClinferElementType *type, int *rank, int64_t *dims);
 /* The value of input @index when it is a constant known at compile time
  * (or at run time for a re-inference); NULL otherwise. */
-const ClinferCustomTensor *clinfer_shape_context_get_input_value (ClinferShapeContext *ctx,
+CLINFER_API const ClinferCustomTensor *clinfer_shape_context_get_input_value (ClinferShapeContext *ctx,
     size_t index);
-size_t clinfer_shape_context_get_n_outputs (const ClinferShapeContext *ctx);
+CLINFER_API size_t clinfer_shape_context_get_n_outputs (const ClinferShapeContext *ctx);
 /* Sets output @index; @rank -1 for an unknown rank. -1 on a bad index or
  * rank. */
-int clinfer_shape_context_set_output (ClinferShapeContext *ctx, size_t index,
+CLINFER_API int clinfer_shape_context_set_output (ClinferShapeContext *ctx, size_t index,
     ClinferElementType type, int rank, const int64_t *dims);
-void clinfer_shape_context_set_error (ClinferShapeContext *ctx,
+CLINFER_API void clinfer_shape_context_set_error (ClinferShapeContext *ctx,
     const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 /* ---- compute ---- */
 
-size_t clinfer_kernel_context_get_n_inputs (const ClinferKernelContext *ctx);
+CLINFER_API size_t clinfer_kernel_context_get_n_inputs (const ClinferKernelContext *ctx);
 /* Input @index, or NULL when the optional input is absent or @index is
  * out of range. */
-const ClinferCustomTensor *clinfer_kernel_context_get_input (ClinferKernelContext *ctx,
+CLINFER_API const ClinferCustomTensor *clinfer_kernel_context_get_input (ClinferKernelContext *ctx,
     size_t index);
-size_t clinfer_kernel_context_get_n_outputs (const ClinferKernelContext *ctx);
+CLINFER_API size_t clinfer_kernel_context_get_n_outputs (const ClinferKernelContext *ctx);
 /* Element type output @index will have (from shape inference). */
-ClinferElementType clinfer_kernel_context_get_output_type (const ClinferKernelContext *ctx,
+CLINFER_API ClinferElementType clinfer_kernel_context_get_output_type (const ClinferKernelContext *ctx,
     size_t index);
 /* Allocates output @index with the shape decided now and returns its
  * data (not initialised), or NULL with the context's error set: bad index,
  * a second call for the same output, or a shape that contradicts the
  * static shape inference gave. The memory belongs to the engine. */
-void *clinfer_kernel_context_allocate_output (ClinferKernelContext *ctx,
+CLINFER_API void *clinfer_kernel_context_allocate_output (ClinferKernelContext *ctx,
     size_t index, int rank, const int64_t *dims);
 /* Threads the caller's compiled model was configured with (>= 1). */
-int clinfer_kernel_context_get_n_threads (const ClinferKernelContext *ctx);
-void clinfer_kernel_context_set_error (ClinferKernelContext *ctx,
+CLINFER_API int clinfer_kernel_context_get_n_threads (const ClinferKernelContext *ctx);
+CLINFER_API void clinfer_kernel_context_set_error (ClinferKernelContext *ctx,
     const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 G_END_DECLS

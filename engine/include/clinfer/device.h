@@ -1,6 +1,7 @@
 /* clinfer — the devices clinfer can compile for. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <clinfer/types.h>
 
 G_BEGIN_DECLS
@@ -32,6 +33,6 @@ typedef struct {
 /* (transfer full) The native CPU device first, then every OpenCL device
  * (none when clinfer was built without OpenCL or no platform exists).
  * Free with g_ptr_array_unref(). Never fails: OpenCL errors are logged. */
-GPtrArray *clinfer_device_list (void);
+CLINFER_API GPtrArray *clinfer_device_list (void);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* clinfer — error domain and codes shared by every part of the engine. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <glib.h>
 
 G_BEGIN_DECLS
@@ -37,6 +38,6 @@ typedef enum {
   CLINFER_ERROR_OUT_OF_MEMORY,
 } ClinferError;
 
-GQuark clinfer_error_quark (void);
+CLINFER_API GQuark clinfer_error_quark (void);
 
 G_END_DECLS

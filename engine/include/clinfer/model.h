@@ -1,6 +1,7 @@
 /* clinfer — a model read from a file: the graph plus its inputs and outputs. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <clinfer/tensor.h>
 
 G_BEGIN_DECLS
@@ -28,7 +29,7 @@ typedef struct _ClinferModel ClinferModel;
 
 /* (transfer full) Reads a model; the format is chosen by the file's
  * extension and magic. NULL with a CLINFER_ERROR naming @path on failure. */
-ClinferModel *clinfer_model_read (const char *path, GError **error);
+CLINFER_API ClinferModel *clinfer_model_read (const char *path, GError **error);
 
 typedef struct _ClinferCompileConfig ClinferCompileConfig;
 
@@ -37,7 +38,7 @@ typedef struct _ClinferCompileConfig ClinferCompileConfig;
  * or a custom OpenCL layer of its config file resolve to it instead of
  * being reported as unknown. Compile the model with the same config (or
  * one holding the same extensions). @config may be NULL. */
-ClinferModel *clinfer_model_read_with_config (const char *path,
+CLINFER_API ClinferModel *clinfer_model_read_with_config (const char *path,
     const ClinferCompileConfig *config, GError **error);
 /* (transfer full) Reads a model held in memory: an ONNX ModelProto, or
  * OpenVINO IR XML text (recognised by its leading '<') whose weights are
@@ -45,29 +46,29 @@ ClinferModel *clinfer_model_read_with_config (const char *path,
  * (may be NULL: "model") stands for the file in messages. ONNX external
  * data is refused (there is no folder to resolve it in). @config as in
  * clinfer_model_read_with_config(). */
-ClinferModel *clinfer_model_read_from_data (const guint8 *data, gsize size,
+CLINFER_API ClinferModel *clinfer_model_read_from_data (const guint8 *data, gsize size,
     const guint8 *weights, gsize weights_size, const char *name,
     const ClinferCompileConfig *config, GError **error);
-ClinferModel *clinfer_model_ref (ClinferModel *model);
-void clinfer_model_unref (ClinferModel *model);
+CLINFER_API ClinferModel *clinfer_model_ref (ClinferModel *model);
+CLINFER_API void clinfer_model_unref (ClinferModel *model);
 
-const char *clinfer_model_get_path (const ClinferModel *model);
-guint clinfer_model_get_n_inputs (const ClinferModel *model);
-guint clinfer_model_get_n_outputs (const ClinferModel *model);
+CLINFER_API const char *clinfer_model_get_path (const ClinferModel *model);
+CLINFER_API guint clinfer_model_get_n_inputs (const ClinferModel *model);
+CLINFER_API guint clinfer_model_get_n_outputs (const ClinferModel *model);
 /* FALSE when @index is out of range. */
-gboolean clinfer_model_get_input (const ClinferModel *model, guint index,
+CLINFER_API gboolean clinfer_model_get_input (const ClinferModel *model, guint index,
     ClinferPortInfo *info);
-gboolean clinfer_model_get_output (const ClinferModel *model, guint index,
+CLINFER_API gboolean clinfer_model_get_output (const ClinferModel *model, guint index,
     ClinferPortInfo *info);
 /* Index of the input called @name, or -1. */
-int clinfer_model_find_input (const ClinferModel *model, const char *name);
+CLINFER_API int clinfer_model_find_input (const ClinferModel *model, const char *name);
 /* Metadata value (ONNX metadata_props), or NULL. */
-const char *clinfer_model_get_metadata (const ClinferModel *model,
+CLINFER_API const char *clinfer_model_get_metadata (const ClinferModel *model,
     const char *key);
 
 /* Fixes the dynamic dims of input @name. The new shape must have the
  * input's rank and agree with its static dims. */
-gboolean clinfer_model_reshape (ClinferModel *model, const char *name,
+CLINFER_API gboolean clinfer_model_reshape (ClinferModel *model, const char *name,
     const ClinferShape *shape, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferModel, clinfer_model_unref)

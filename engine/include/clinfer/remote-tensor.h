@@ -3,6 +3,7 @@
  * bound to requests without copies. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <clinfer/compiled.h>
 
 G_BEGIN_DECLS
@@ -33,21 +34,21 @@ G_BEGIN_DECLS
 typedef struct _ClinferRemoteContext ClinferRemoteContext;
 
 /* (transfer full) Opens @device ("CPU", "GPU", "GPU.N", "AUTO"). */
-ClinferRemoteContext *clinfer_remote_context_new (const char *device,
+CLINFER_API ClinferRemoteContext *clinfer_remote_context_new (const char *device,
     GError **error);
 /* (transfer full) Shares the application's cl_context (first device of
  * the context) or cl_command_queue (its device and context; must be
  * in-order). The handle is retained. */
-ClinferRemoteContext *clinfer_remote_context_new_from_cl_context (gpointer cl_context,
+CLINFER_API ClinferRemoteContext *clinfer_remote_context_new_from_cl_context (gpointer cl_context,
     GError **error);
-ClinferRemoteContext *clinfer_remote_context_new_from_cl_queue (gpointer cl_command_queue,
+CLINFER_API ClinferRemoteContext *clinfer_remote_context_new_from_cl_queue (gpointer cl_command_queue,
     GError **error);
-ClinferRemoteContext *clinfer_remote_context_ref (ClinferRemoteContext *context);
-void clinfer_remote_context_unref (ClinferRemoteContext *context);
+CLINFER_API ClinferRemoteContext *clinfer_remote_context_ref (ClinferRemoteContext *context);
+CLINFER_API void clinfer_remote_context_unref (ClinferRemoteContext *context);
 /* "CPU", "GPU.0", ... */
-const char *clinfer_remote_context_get_device_name (const ClinferRemoteContext *context);
+CLINFER_API const char *clinfer_remote_context_get_device_name (const ClinferRemoteContext *context);
 /* (transfer none) Property @key, or NULL. */
-GVariant *clinfer_remote_context_get_property (const ClinferRemoteContext *context,
+CLINFER_API GVariant *clinfer_remote_context_get_property (const ClinferRemoteContext *context,
     const char *key);
 /* (transfer none) The cl_program of clinfer's embedded OpenCL kernel
  * file @name (kernels/<name>.cl after kernels/common.cl, e.g.
@@ -57,15 +58,15 @@ GVariant *clinfer_remote_context_get_property (const ClinferRemoteContext *conte
  * while the context lives. NULL with CLINFER_ERROR_INVALID_ARGUMENT on a
  * context without OpenCL, CLINFER_ERROR_DEVICE for an unknown @name or a
  * build failure (the build log in the message). */
-gpointer clinfer_remote_context_get_program (ClinferRemoteContext *context,
+CLINFER_API gpointer clinfer_remote_context_get_program (ClinferRemoteContext *context,
     const char *name, const char *options, GError **error);
 
 /* Compile on @context (a reference is taken; NULL clears it). The
  * context's device replaces the config's device string. */
-void clinfer_compile_config_set_remote_context (ClinferCompileConfig *config,
+CLINFER_API void clinfer_compile_config_set_remote_context (ClinferCompileConfig *config,
     ClinferRemoteContext *context);
 /* (transfer none) The context @compiled runs on. */
-ClinferRemoteContext *clinfer_compiled_get_remote_context (const ClinferCompiled *compiled);
+CLINFER_API ClinferRemoteContext *clinfer_compiled_get_remote_context (const ClinferCompiled *compiled);
 
 /**
  * ClinferRemoteTensor:
@@ -86,37 +87,37 @@ typedef struct _ClinferRemoteTensor ClinferRemoteTensor;
 
 /* (transfer full) New device memory of @type and static @shape
  * (contiguous), zero-filled. */
-ClinferRemoteTensor *clinfer_remote_context_create_tensor (ClinferRemoteContext *context,
+CLINFER_API ClinferRemoteTensor *clinfer_remote_context_create_tensor (ClinferRemoteContext *context,
     ClinferElementType type, const ClinferShape *shape, GError **error);
 /* (transfer full) Wraps the application's cl_mem (retained) of the
  * context's cl_context. Its CL_MEM_SIZE must cover the shape and strides
  * (@strides in bytes, NULL = contiguous). GPU contexts only. */
-ClinferRemoteTensor *clinfer_remote_tensor_new_from_cl_mem (ClinferRemoteContext *context,
+CLINFER_API ClinferRemoteTensor *clinfer_remote_tensor_new_from_cl_mem (ClinferRemoteContext *context,
     ClinferElementType type, const ClinferShape *shape,
     const int64_t *strides, gpointer cl_mem, GError **error);
 /* (transfer full) Wraps host memory without copying: on a GPU context as
  * an OpenCL buffer with CL_MEM_USE_HOST_PTR, on the CPU context as a
  * HOST_BUFFER. @destroy (may be NULL) gets @user_data when the tensor
  * dies. */
-ClinferRemoteTensor *clinfer_remote_tensor_new_from_host (ClinferRemoteContext *context,
+CLINFER_API ClinferRemoteTensor *clinfer_remote_tensor_new_from_host (ClinferRemoteContext *context,
     ClinferElementType type, const ClinferShape *shape,
     const int64_t *strides, gpointer data, GDestroyNotify destroy,
     gpointer user_data, GError **error);
-ClinferRemoteTensor *clinfer_remote_tensor_ref (ClinferRemoteTensor *tensor);
-void clinfer_remote_tensor_unref (ClinferRemoteTensor *tensor);
+CLINFER_API ClinferRemoteTensor *clinfer_remote_tensor_ref (ClinferRemoteTensor *tensor);
+CLINFER_API void clinfer_remote_tensor_unref (ClinferRemoteTensor *tensor);
 
-ClinferElementType clinfer_remote_tensor_get_element_type (const ClinferRemoteTensor *tensor);
-const ClinferShape *clinfer_remote_tensor_get_shape (const ClinferRemoteTensor *tensor);
-const int64_t *clinfer_remote_tensor_get_strides (const ClinferRemoteTensor *tensor);
-gboolean clinfer_remote_tensor_is_contiguous (const ClinferRemoteTensor *tensor);
-const char *clinfer_remote_tensor_get_device_name (const ClinferRemoteTensor *tensor);
+CLINFER_API ClinferElementType clinfer_remote_tensor_get_element_type (const ClinferRemoteTensor *tensor);
+CLINFER_API const ClinferShape *clinfer_remote_tensor_get_shape (const ClinferRemoteTensor *tensor);
+CLINFER_API const int64_t *clinfer_remote_tensor_get_strides (const ClinferRemoteTensor *tensor);
+CLINFER_API gboolean clinfer_remote_tensor_is_contiguous (const ClinferRemoteTensor *tensor);
+CLINFER_API const char *clinfer_remote_tensor_get_device_name (const ClinferRemoteTensor *tensor);
 /* (transfer none) The context the tensor belongs to. */
-ClinferRemoteContext *clinfer_remote_tensor_get_context (const ClinferRemoteTensor *tensor);
+CLINFER_API ClinferRemoteContext *clinfer_remote_tensor_get_context (const ClinferRemoteTensor *tensor);
 /* (transfer none) Property @key, or NULL when the tensor has none. */
-GVariant *clinfer_remote_tensor_get_property (const ClinferRemoteTensor *tensor,
+CLINFER_API GVariant *clinfer_remote_tensor_get_property (const ClinferRemoteTensor *tensor,
     const char *key);
 /* (transfer full) NULL-terminated property keys, sorted. */
-char **clinfer_remote_tensor_list_properties (const ClinferRemoteTensor *tensor);
+CLINFER_API char **clinfer_remote_tensor_list_properties (const ClinferRemoteTensor *tensor);
 
 /**
  * ClinferRemotePropertyRule:
@@ -133,17 +134,17 @@ typedef struct {
  * and an allowed value; otherwise FALSE with
  * CLINFER_ERROR_INVALID_ARGUMENT saying which key is missing or which
  * value was found and which were allowed. */
-gboolean clinfer_remote_tensor_type_check (const ClinferRemoteTensor *tensor,
+CLINFER_API gboolean clinfer_remote_tensor_type_check (const ClinferRemoteTensor *tensor,
     const ClinferRemotePropertyRule *rules, gsize n_rules, GError **error);
 /* Typed wrapper: the cl_mem of an OCL_BUFFER tensor (type_check first). */
-gpointer clinfer_remote_tensor_get_cl_mem (const ClinferRemoteTensor *tensor,
+CLINFER_API gpointer clinfer_remote_tensor_get_cl_mem (const ClinferRemoteTensor *tensor,
     GError **error);
 
 /* Copies between the tensor and host tensor @host (same type and shape;
  * @host may be strided). Blocking. */
-gboolean clinfer_remote_tensor_read (ClinferRemoteTensor *tensor,
+CLINFER_API gboolean clinfer_remote_tensor_read (ClinferRemoteTensor *tensor,
     ClinferTensor *host, GError **error);
-gboolean clinfer_remote_tensor_write (ClinferRemoteTensor *tensor,
+CLINFER_API gboolean clinfer_remote_tensor_write (ClinferRemoteTensor *tensor,
     const ClinferTensor *host, GError **error);
 
 /* (transfer full) A #ClinferTensor standing for @tensor (a reference is
@@ -152,10 +153,10 @@ gboolean clinfer_remote_tensor_write (ClinferRemoteTensor *tensor,
  * clinfer_request_set_remote_input() / _output(). It has @tensor's type,
  * shape and strides but no host data: clinfer_tensor_get_data() returns
  * NULL and clinfer_tensor_copy() fails. */
-ClinferTensor *clinfer_remote_tensor_to_tensor (ClinferRemoteTensor *tensor);
+CLINFER_API ClinferTensor *clinfer_remote_tensor_to_tensor (ClinferRemoteTensor *tensor);
 /* (transfer none) The remote tensor @tensor stands for, or NULL for a
  * host tensor. */
-ClinferRemoteTensor *clinfer_tensor_get_remote (const ClinferTensor *tensor);
+CLINFER_API ClinferRemoteTensor *clinfer_tensor_get_remote (const ClinferTensor *tensor);
 
 /* ---- requests ---- */
 
@@ -164,19 +165,19 @@ ClinferRemoteTensor *clinfer_tensor_get_remote (const ClinferTensor *tensor);
  * and shape rules are those of clinfer_request_set_input(). On the
  * device that owns the memory it is used in place (no copy); otherwise
  * it is read through the host (counted as copies). */
-gboolean clinfer_request_set_remote_input (ClinferRequest *request,
+CLINFER_API gboolean clinfer_request_set_remote_input (ClinferRequest *request,
     const char *name, ClinferRemoteTensor *tensor, GError **error);
-gboolean clinfer_request_set_remote_input_by_index (ClinferRequest *request,
+CLINFER_API gboolean clinfer_request_set_remote_input_by_index (ClinferRequest *request,
     guint index, ClinferRemoteTensor *tensor, GError **error);
 /* Makes output @index be written into @tensor (type and shape must be
  * the output's); clinfer_request_get_output() then returns NULL for it.
  * NULL unbinds. */
-gboolean clinfer_request_set_remote_output (ClinferRequest *request,
+CLINFER_API gboolean clinfer_request_set_remote_output (ClinferRequest *request,
     guint index, ClinferRemoteTensor *tensor, GError **error);
 
 /* Bytes the last inference copied host -> device and device -> host
  * (inputs, fallback nodes, outputs). Either pointer may be NULL. */
-void clinfer_request_get_copy_stats (ClinferRequest *request,
+CLINFER_API void clinfer_request_get_copy_stats (ClinferRequest *request,
     guint64 *host_to_device, guint64 *device_to_host);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferRemoteContext, clinfer_remote_context_unref)

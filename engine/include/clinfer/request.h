@@ -1,6 +1,7 @@
 /* clinfer — inference requests of a compiled model and their profiles. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <clinfer/compiled.h>
 
 G_BEGIN_DECLS
@@ -13,17 +14,17 @@ G_BEGIN_DECLS
  */
 typedef struct _ClinferRequest ClinferRequest;
 
-ClinferRequest *clinfer_compiled_create_request (ClinferCompiled *compiled,
+CLINFER_API ClinferRequest *clinfer_compiled_create_request (ClinferCompiled *compiled,
     GError **error);
-void clinfer_request_free (ClinferRequest *request);
+CLINFER_API void clinfer_request_free (ClinferRequest *request);
 
 /* Binds @tensor (a reference is taken) as input @name. Type must match
  * the input; the shape must fit its static dims. A tensor standing for a
  * remote tensor (clinfer_remote_tensor_to_tensor()) is bound as that
  * remote tensor, in place. */
-gboolean clinfer_request_set_input (ClinferRequest *request, const char *name,
+CLINFER_API gboolean clinfer_request_set_input (ClinferRequest *request, const char *name,
     ClinferTensor *tensor, GError **error);
-gboolean clinfer_request_set_input_by_index (ClinferRequest *request,
+CLINFER_API gboolean clinfer_request_set_input_by_index (ClinferRequest *request,
     guint index, ClinferTensor *tensor, GError **error);
 /* Makes output @index land in @tensor (a reference is taken): a host
  * tensor of the output's element type and static shape, contiguous, into
@@ -31,20 +32,20 @@ gboolean clinfer_request_set_input_by_index (ClinferRequest *request,
  * then returns @tensor); or a tensor standing for a remote tensor, written
  * on the device without a copy (get_output() then returns NULL for it).
  * NULL unbinds. */
-gboolean clinfer_request_set_output (ClinferRequest *request, guint index,
+CLINFER_API gboolean clinfer_request_set_output (ClinferRequest *request, guint index,
     ClinferTensor *tensor, GError **error);
-gboolean clinfer_request_set_output_by_name (ClinferRequest *request,
+CLINFER_API gboolean clinfer_request_set_output_by_name (ClinferRequest *request,
     const char *name, ClinferTensor *tensor, GError **error);
 /* Bytes the last inference copied into host tensors bound with
  * clinfer_request_set_output(): 0 for outputs the device wrote straight
  * into them (the CPU device, for outputs its C kernels produce; oneDNN
  * steps and other devices write their own memory, then copied). */
-guint64 clinfer_request_get_bound_output_copy_bytes (ClinferRequest *request);
-gboolean clinfer_request_infer (ClinferRequest *request, GError **error);
+CLINFER_API guint64 clinfer_request_get_bound_output_copy_bytes (ClinferRequest *request);
+CLINFER_API gboolean clinfer_request_infer (ClinferRequest *request, GError **error);
 /* (transfer none) Output @index of the last successful inference; valid
  * until the next clinfer_request_infer() or free. NULL if none. */
-ClinferTensor *clinfer_request_get_output (ClinferRequest *request, guint index);
-ClinferTensor *clinfer_request_get_output_by_name (ClinferRequest *request,
+CLINFER_API ClinferTensor *clinfer_request_get_output (ClinferRequest *request, guint index);
+CLINFER_API ClinferTensor *clinfer_request_get_output_by_name (ClinferRequest *request,
     const char *name);
 
 /**
@@ -65,7 +66,7 @@ typedef struct {
 
 /* Per-step timing of the last inference when profiling was enabled in the
  * compile config; *n_entries is 0 otherwise. Owned by the request. */
-const ClinferProfileEntry *clinfer_request_get_profile (ClinferRequest *request,
+CLINFER_API const ClinferProfileEntry *clinfer_request_get_profile (ClinferRequest *request,
     guint *n_entries);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferRequest, clinfer_request_free)

@@ -1,6 +1,7 @@
 /* clinfer — element types and shapes. */
 #pragma once
 
+#include <clinfer/export.h>
 #include <glib.h>
 #include <stdint.h>
 
@@ -33,14 +34,14 @@ typedef enum {
 
 /* Size in bytes of one element (sizeof (char *) for STRING); 0 for UNDEFINED
  * or an unknown value. */
-gsize clinfer_element_type_size (ClinferElementType type);
+CLINFER_API gsize clinfer_element_type_size (ClinferElementType type);
 /* Short lower-case name: "f32", "u8", "i64", "bool", ... ("undefined" for
  * anything unknown). */
-const char *clinfer_element_type_name (ClinferElementType type);
+CLINFER_API const char *clinfer_element_type_name (ClinferElementType type);
 /* Inverse of clinfer_element_type_name(); also accepts "float32", "float",
  * "int64", ... Returns CLINFER_TYPE_UNDEFINED when not recognised. */
-ClinferElementType clinfer_element_type_from_name (const char *name);
-gboolean clinfer_element_type_is_float (ClinferElementType type);
+CLINFER_API ClinferElementType clinfer_element_type_from_name (const char *name);
+CLINFER_API gboolean clinfer_element_type_is_float (ClinferElementType type);
 
 #define CLINFER_MAX_RANK 8
 #define CLINFER_DIM_DYNAMIC ((int64_t) -1)
@@ -58,13 +59,13 @@ typedef struct {
   int64_t dims[CLINFER_MAX_RANK];
 } ClinferShape;
 
-ClinferShape clinfer_shape_make (int rank, const int64_t *dims);
-ClinferShape clinfer_shape_unknown (void);
-gboolean clinfer_shape_is_static (const ClinferShape *shape);
-gboolean clinfer_shape_equal (const ClinferShape *a, const ClinferShape *b);
+CLINFER_API ClinferShape clinfer_shape_make (int rank, const int64_t *dims);
+CLINFER_API ClinferShape clinfer_shape_unknown (void);
+CLINFER_API gboolean clinfer_shape_is_static (const ClinferShape *shape);
+CLINFER_API gboolean clinfer_shape_equal (const ClinferShape *a, const ClinferShape *b);
 /* Number of elements; -1 when a dim is dynamic or the rank unknown, and -1
  * too when the count would overflow int64. */
-int64_t clinfer_shape_n_elements (const ClinferShape *shape);
+CLINFER_API int64_t clinfer_shape_n_elements (const ClinferShape *shape);
 
 /* Largest byte size of one tensor (2^48: the products of its dims, of
  * its strides and of any index into it fit int64 with room to spare). */
@@ -78,19 +79,19 @@ int64_t clinfer_shape_n_elements (const ClinferShape *shape);
  * stride, counting 0-length dims as 1 -- is over CLINFER_MAX_TENSOR_BYTES.
  * Every other count, stride and offset of such a tensor is then below
  * that bound too. */
-gboolean clinfer_shape_get_byte_size (const ClinferShape *shape,
+CLINFER_API gboolean clinfer_shape_get_byte_size (const ClinferShape *shape,
     ClinferElementType type, guint64 *bytes);
 /* "1x3x224x224", "scalar" for rank 0, "?" for dynamic dims, "[?]" for
  * unknown rank. Free with g_free(). */
-char *clinfer_shape_to_string (const ClinferShape *shape);
+CLINFER_API char *clinfer_shape_to_string (const ClinferShape *shape);
 /* Parses "1x3x224x224" (also "1,3,224,224"; "?" or "-1" for dynamic;
  * "scalar" or "" for rank 0). */
-gboolean clinfer_shape_parse (const char *text, ClinferShape *shape,
+CLINFER_API gboolean clinfer_shape_parse (const char *text, ClinferShape *shape,
     GError **error);
 /* Numpy broadcasting of @a and @b into @out. Dynamic dims broadcast to
  * dynamic unless the other side fixes them. FALSE with
  * CLINFER_ERROR_SHAPE_MISMATCH when incompatible. */
-gboolean clinfer_shape_broadcast (const ClinferShape *a, const ClinferShape *b,
+CLINFER_API gboolean clinfer_shape_broadcast (const ClinferShape *a, const ClinferShape *b,
     ClinferShape *out, GError **error);
 
 G_END_DECLS
