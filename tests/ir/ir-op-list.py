@@ -3,8 +3,8 @@
 
 Usage: ir-op-list.py SOURCE_ROOT [--check DOC]
 
-Reads the translator tables of the IR reader (engine/frontend/ir/ir-ops.c,
-ir-ops-more.c: one row per OpenVINO type and opset range) and the exporter
+Reads the translator tables of the IR reader (engine/frontend/ir/ir-ops.c
+and ir-ops-<family>.c: one row per OpenVINO type and opset range) and the exporter
 table of the IR writer (ir-export-shape.c: one row per engine op), and
 prints both lists as the Markdown block that docs/model-formats.md holds
 between the lines `<!-- ir-op-list begin -->` and `<!-- ir-op-list end -->`.
@@ -29,10 +29,14 @@ def table(text, name):
 
 def reader_ops(root):
     ops = {}
-    for f in ("ir-ops.c", "ir-ops-more.c"):
-        with open(os.path.join(root, "engine", "frontend", "ir", f)) as fh:
+    ir = os.path.join(root, "engine", "frontend", "ir")
+    for f in sorted(os.listdir(ir)):
+        if not (f.startswith("ir-ops") and f.endswith(".c")):
+            continue
+        with open(os.path.join(ir, f)) as fh:
             text = fh.read()
-        body = table(text, "clinfer_ir_ops_basic" if f == "ir-ops.c" else "clinfer_ir_ops_more")
+        names = re.findall(r"(clinfer_ir_ops_[a-z]+)\[\] = \{", text)
+        body = "\n".join(table(text, n) for n in names)
         for line in body.splitlines():
             # Full rows: { "Type", since, last, ... }
             for m in re.finditer(r'\{ "([A-Za-z0-9]+)", (\d+), (\d+),', line):

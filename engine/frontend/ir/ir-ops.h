@@ -1,5 +1,5 @@
 /* clinfer — helpers shared by the OpenVINO IR op translators (ir-ops.c,
- * ir-ops-more.c): building small node chains for one layer. */
+ * ir-ops-<family>.c): building small node chains for one layer. */
 #pragma once
 
 #include "frontend/ir/ir-private.h"

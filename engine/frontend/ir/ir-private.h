@@ -74,9 +74,15 @@ struct _IrOpDef {
   int onnx_opset;
 };
 
-/* Op tables (ir-ops.c, ir-ops-more.c), terminated by a NULL type. */
-extern const IrOpDef clinfer_ir_ops_basic[];
-extern const IrOpDef clinfer_ir_ops_more[];
+/* Op tables, terminated by a NULL type. */
+/* The translators of each op family (ir-ops-<family>.c), NULL-terminated. */
+extern const IrOpDef clinfer_ir_ops_graph[];
+extern const IrOpDef clinfer_ir_ops_eltwise[];
+extern const IrOpDef clinfer_ir_ops_conv[];
+extern const IrOpDef clinfer_ir_ops_shape[];
+extern const IrOpDef clinfer_ir_ops_math[];
+extern const IrOpDef clinfer_ir_ops_resize[];
+extern const IrOpDef clinfer_ir_ops_index[];
 /* Any layer whose version is CLINFER_IR_EXTENSION_OPSET. */
 extern const IrOpDef clinfer_ir_extension_op;
 /* A layer whose version is not an opset ("opsetN") names an extension
