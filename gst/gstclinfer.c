@@ -1035,8 +1035,8 @@ meta_data_type (ClinferElementType type)
 }
 
 /* Puts every output of the last inference in a tensor meta: the bound
- * output block, or copies. */
-static void
+ * output block, or copies. Returns the meta (the decoders read it). */
+static GstClinferTensorMeta *
 attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
 {
   GstClinferTensorMeta *meta;
@@ -1045,7 +1045,7 @@ attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
   meta = gst_buffer_add_clinfer_tensor_meta (buf, self->model_name);
   if (self->outputs != NULL) {
     gst_clinfer_outputs_attach (self->outputs, self->shared->compiled, meta);
-    return;
+    return meta;
   }
   for (i = 0; i < n_outputs; i++) {
     ClinferTensor *t = clinfer_request_get_output (self->request, i);
@@ -1062,6 +1062,7 @@ attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
       GST_WARNING_OBJECT (self, "output %u (%s) cannot be put in the tensor "
           "meta", i, info.name);
   }
+  return meta;
 }
 
 static gdouble
@@ -1273,6 +1274,7 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstClinfer *self = GST_CLINFER (trans);
   GstClinferDecodeContext ctx;
+  GstClinferTensorMeta *tensor_meta;
   GError *err = NULL;
   gboolean reload, reconfigure, silent, ok;
   guint interval, n_outputs;
@@ -1323,15 +1325,15 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GST_OBJECT_UNLOCK (self);
 
   n_outputs = clinfer_compiled_get_n_outputs (self->shared->compiled);
-  attach_tensor_meta (self, buf, n_outputs);
+  tensor_meta = attach_tensor_meta (self, buf, n_outputs);
 
   if (self->decoder_impl != NULL) {
     if (!silent)
       before = list_rois (buf);
     ctx.buffer = buf;
     ctx.geometry = &self->preprocess->geometry;
-    ctx.request = self->request;
-    ctx.n_outputs = n_outputs;
+    ctx.meta = tensor_meta;
+    ctx.n_outputs = gst_clinfer_tensor_meta_get_n_tensors (tensor_meta);
     ctx.threshold = threshold;
     ctx.labels = self->labels;
     if (!self->decoder_impl->decode (&ctx, &err))

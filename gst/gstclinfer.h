@@ -12,7 +12,7 @@
 #include <gst/video/video.h>
 #include <clinfer/clinfer.h>
 
-#include "gstclinferdecoder.h"
+#include "decoders/gstclinferdecoder.h"
 #include "gstclinfermodelcache.h"
 #include "gstclinferpreprocess.h"
 #include "gstclinferoutputs.h"

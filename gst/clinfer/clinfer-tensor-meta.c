@@ -270,3 +270,102 @@ gst_clinfer_tensor_get_n_elements (const GstClinferTensor * tensor)
     return 0;
   return n;
 }
+
+/* IEEE half (f16) or bfloat16 (the top half of an f32) to double. */
+static gdouble
+half_to_double (guint16 h, gboolean bf16)
+{
+  guint32 sign, exp, man, bits;
+  union { guint32 u; gfloat f; } v;
+
+  if (bf16) {
+    v.u = (guint32) h << 16;
+    return v.f;
+  }
+  sign = (guint32) (h >> 15) << 31;
+  exp = (h >> 10) & 0x1f;
+  man = h & 0x3ff;
+  if (exp == 0x1f)
+    bits = sign | 0x7f800000u | (man << 13);
+  else if (exp != 0)
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  else if (man == 0)
+    bits = sign;
+  else {
+    /* subnormal: man * 2^-24 */
+    v.f = (gfloat) man * (1.0f / 16777216.0f);
+    return sign ? -v.f : v.f;
+  }
+  v.u = bits;
+  return v.f;
+}
+
+gdouble
+gst_clinfer_tensor_get_value (const GstClinferTensor * tensor, gsize index)
+{
+  gsize size = 0, es;
+  const guint8 *p;
+
+  g_return_val_if_fail (tensor != NULL, 0);
+  p = g_bytes_get_data (tensor->data, &size);
+  es = gst_clinfer_tensor_data_type_get_size (tensor->data_type);
+  if (es == 0 || index >= size / es)
+    return 0;
+  p += index * es;
+  switch (tensor->data_type) {
+    case GST_CLINFER_TENSOR_DATA_TYPE_F32:{
+      gfloat v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_F64:{
+      gdouble v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_F16:
+    case GST_CLINFER_TENSOR_DATA_TYPE_BF16:{
+      guint16 v;
+      memcpy (&v, p, sizeof v);
+      return half_to_double (v,
+          tensor->data_type == GST_CLINFER_TENSOR_DATA_TYPE_BF16);
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_U8:
+    case GST_CLINFER_TENSOR_DATA_TYPE_BOOL:
+      return *p;
+    case GST_CLINFER_TENSOR_DATA_TYPE_I8:
+      return *(const gint8 *) p;
+    case GST_CLINFER_TENSOR_DATA_TYPE_U16:{
+      guint16 v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_I16:{
+      gint16 v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_I32:{
+      gint32 v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_U32:{
+      guint32 v;
+      memcpy (&v, p, sizeof v);
+      return v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_I64:{
+      gint64 v;
+      memcpy (&v, p, sizeof v);
+      return (gdouble) v;
+    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_U64:{
+      guint64 v;
+      memcpy (&v, p, sizeof v);
+      return (gdouble) v;
+    }
+    default:
+      return 0;
+  }
+}

@@ -126,6 +126,10 @@ gconstpointer gst_clinfer_tensor_get_data (const GstClinferTensor * tensor,
     gsize * size);
 /* Number of elements (product of the dims; 1 for a scalar). */
 gsize gst_clinfer_tensor_get_n_elements (const GstClinferTensor * tensor);
+/* Element @index (row-major) as a double: every data type converts (f16 and
+ * bf16 widened, integers and bool by value); 0 when @index is out of range. */
+gdouble gst_clinfer_tensor_get_value (const GstClinferTensor * tensor,
+    gsize index);
 /* Size in bytes of one element of @data_type, 0 when unknown. */
 gsize gst_clinfer_tensor_data_type_get_size (GstClinferTensorDataType data_type);
 /* Short name: "f32", "u8", "f16", ...; "undefined" when unknown. */

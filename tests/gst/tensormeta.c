@@ -2,6 +2,7 @@
  * gst_clinfer_tensor_meta_add_tensor(). */
 #include <gst/check/gstcheck.h>
 #include <gst/clinfer/clinfer-tensor-meta.h>
+#include <math.h>
 
 static GBytes *
 floats (guint n)
@@ -48,6 +49,71 @@ GST_START_TEST (test_add_and_read)
   fail_unless_equals_int (gst_clinfer_tensor_get_n_elements (t), 1);
   gst_buffer_unref (buf);
   g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+/* Adds a 1-D tensor of @n elements over a copy of @data. */
+static gboolean
+add_1d (GstClinferTensorMeta * meta, const gchar * name,
+    GstClinferTensorDataType type, gint64 n, gconstpointer data, gsize size)
+{
+  GBytes *bytes = g_bytes_new (data, size);
+  gboolean ok = gst_clinfer_tensor_meta_add_tensor (meta, name, type, 1, &n,
+      bytes);
+
+  g_bytes_unref (bytes);
+  return ok;
+}
+
+/* gst_clinfer_tensor_get_value() of every kind of data type the decoders
+ * may see: floats, halves (normal, subnormal, inf), integers, bool. */
+GST_START_TEST (test_get_value)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstClinferTensorMeta *meta = gst_buffer_add_clinfer_tensor_meta (buf, "net");
+  /* f16: 1.5, -2, 2^-24 (smallest subnormal), +inf; bf16: 1.5, -3 */
+  const guint16 f16[] = { 0x3e00, 0xc000, 0x0001, 0x7c00 };
+  const guint16 bf16[] = { 0x3fc0, 0xc040 };
+  const gint64 i64[] = { -5, G_GINT64_CONSTANT (1) << 40 };
+  const guint8 u8[] = { 0, 255 };
+  const gint8 i8[] = { -128, 7 };
+  const gdouble f64[] = { 0.125 };
+  const GstClinferTensor *t;
+
+  fail_unless (add_1d (meta, "f16", GST_CLINFER_TENSOR_DATA_TYPE_F16, 4, f16,
+          sizeof f16));
+  fail_unless (add_1d (meta, "bf16", GST_CLINFER_TENSOR_DATA_TYPE_BF16, 2, bf16,
+          sizeof bf16));
+  fail_unless (add_1d (meta, "i64", GST_CLINFER_TENSOR_DATA_TYPE_I64, 2, i64,
+          sizeof i64));
+  fail_unless (add_1d (meta, "u8", GST_CLINFER_TENSOR_DATA_TYPE_U8, 2, u8,
+          sizeof u8));
+  fail_unless (add_1d (meta, "i8", GST_CLINFER_TENSOR_DATA_TYPE_I8, 2, i8,
+          sizeof i8));
+  fail_unless (add_1d (meta, "f64", GST_CLINFER_TENSOR_DATA_TYPE_F64, 1, f64,
+          sizeof f64));
+
+  t = gst_clinfer_tensor_meta_get_tensor_by_name (meta, "f16");
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 0), 1.5);
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 1), -2.0);
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 2),
+      1.0 / 16777216.0);
+  fail_unless (isinf (gst_clinfer_tensor_get_value (t, 3)));
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 4), 0.0);
+  t = gst_clinfer_tensor_meta_get_tensor_by_name (meta, "bf16");
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 0), 1.5);
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 1), -3.0);
+  t = gst_clinfer_tensor_meta_get_tensor_by_name (meta, "i64");
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 0), -5.0);
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 1), 1099511627776.0);
+  t = gst_clinfer_tensor_meta_get_tensor_by_name (meta, "u8");
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 1), 255.0);
+  t = gst_clinfer_tensor_meta_get_tensor_by_name (meta, "i8");
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 0), -128.0);
+  t = gst_clinfer_tensor_meta_get_tensor_by_name (meta, "f64");
+  fail_unless_equals_float (gst_clinfer_tensor_get_value (t, 0), 0.125);
+  gst_buffer_unref (buf);
 }
 
 GST_END_TEST;
@@ -130,6 +196,7 @@ tensormeta_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_add_and_read);
   tcase_add_test (tc, test_add_rejects_bad_tensors);
+  tcase_add_test (tc, test_get_value);
   tcase_add_test (tc, test_copy);
   return s;
 }

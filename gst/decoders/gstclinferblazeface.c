@@ -163,8 +163,8 @@ read_score (const GstClinferDecodeContext * ctx, const Layout * lay,
   }
   if (f32[pair] != NULL)
     return f32[pair][a];
-  return clinfer_tensor_get_as_double (clinfer_request_get_output
-      (ctx->request, lay->score_index[pair]), a);
+  return gst_clinfer_tensor_get_value (gst_clinfer_decoder_get_output (ctx,
+          lay->score_index[pair]), a);
 }
 
 /* Element @i of the score (@box FALSE) or box data of global anchor @a. */
@@ -173,15 +173,15 @@ read_value (const GstClinferDecodeContext * ctx, const Layout * lay,
     gboolean box, gint64 a, gint k)
 {
   guint pair = 0;
-  ClinferTensor *t;
+  const GstClinferTensor *t;
 
   if (lay->n_pairs == 2 && a >= lay->n_anchors[0]) {
     a -= lay->n_anchors[0];
     pair = 1;
   }
-  t = clinfer_request_get_output (ctx->request,
+  t = gst_clinfer_decoder_get_output (ctx,
       box ? lay->box_index[pair] : lay->score_index[pair]);
-  return clinfer_tensor_get_as_double (t, box ? a * N_COORDS + k : a);
+  return gst_clinfer_tensor_get_value (t, box ? a * N_COORDS + k : a);
 }
 
 static gdouble
@@ -299,19 +299,18 @@ gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
   gdouble min_raw;
 
   for (i = 0; i < ctx->n_outputs; i++)
-    shapes[i] = *clinfer_tensor_get_shape (clinfer_request_get_output
-        (ctx->request, i));
+    shapes[i] = gst_clinfer_decoder_tensor_shape
+        (gst_clinfer_decoder_get_output (ctx, i));
   if (!find_layout (ctx->n_outputs, shapes, &lay, error))
     return FALSE;
 
   for (i = 0; i < 2; i++) {
-    ClinferTensor *t = i < lay.n_pairs
-        ? clinfer_request_get_output (ctx->request, lay.score_index[i]) : NULL;
+    const GstClinferTensor *t = i < lay.n_pairs
+        ? gst_clinfer_decoder_get_output (ctx, lay.score_index[i]) : NULL;
 
     scores_f32[i] = t != NULL
-        && clinfer_tensor_get_element_type (t) == CLINFER_TYPE_F32
-        && clinfer_tensor_is_contiguous (t)
-        ? clinfer_tensor_get_const_data (t) : NULL;
+        && t->data_type == GST_CLINFER_TENSOR_DATA_TYPE_F32
+        ? gst_clinfer_tensor_get_data (t, NULL) : NULL;
   }
   dets = g_array_new (FALSE, TRUE, sizeof (Detection));
   n_anchors = lay.n_anchors[0] + lay.n_anchors[1];

@@ -47,12 +47,19 @@ gboolean
 gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx, GError ** error)
 {
   const GstClinferGeometry *g = ctx->geometry;
-  ClinferTensor *t = clinfer_request_get_output (ctx->request, 0);
+  const GstClinferTensor *t = gst_clinfer_decoder_get_output (ctx, 0);
+  ClinferShape shape;
   gint64 n_rows, r;
 
-  if (!check_shape (clinfer_tensor_get_shape (t), error))
+  if (t == NULL) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+        "the model has no output to decode");
     return FALSE;
-  n_rows = clinfer_tensor_get_n_elements (t) / 7;
+  }
+  shape = gst_clinfer_decoder_tensor_shape (t);
+  if (!check_shape (&shape, error))
+    return FALSE;
+  n_rows = (gint64) gst_clinfer_tensor_get_n_elements (t) / 7;
   for (r = 0; r < n_rows; r++) {
     gdouble v[7];
     const gchar *label;
@@ -61,7 +68,7 @@ gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx, GError ** error)
     GstStructure *s;
 
     for (k = 0; k < 7; k++)
-      v[k] = clinfer_tensor_get_as_double (t, r * 7 + k);
+      v[k] = gst_clinfer_tensor_get_value (t, r * 7 + k);
     if (v[0] < 0)
       break;
     if (!(v[2] >= ctx->threshold) || !isfinite (v[1]))

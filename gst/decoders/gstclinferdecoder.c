@@ -32,6 +32,20 @@ gst_clinfer_decoder_get (GstClinferDecoderType type)
   return NULL;
 }
 
+const GstClinferTensor *
+gst_clinfer_decoder_get_output (const GstClinferDecodeContext * ctx,
+    guint index)
+{
+  return gst_clinfer_tensor_meta_get_tensor (ctx->meta, index);
+}
+
+ClinferShape
+gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor)
+{
+  return clinfer_shape_make ((int) MIN (tensor->n_dims, CLINFER_MAX_RANK),
+      tensor->dims);
+}
+
 const gchar *
 gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
     gint label_id)

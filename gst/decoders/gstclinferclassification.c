@@ -42,8 +42,9 @@ gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
     GError ** error)
 {
   const GstClinferGeometry *g = ctx->geometry;
-  ClinferTensor *t = clinfer_request_get_output (ctx->request, 0);
-  gint64 n = clinfer_tensor_get_n_elements (t), i, best = 0;
+  const GstClinferTensor *t = gst_clinfer_decoder_get_output (ctx, 0);
+  gint64 n = t ? (gint64) gst_clinfer_tensor_get_n_elements (t) : 0, i;
+  gint64 best = 0;
   gdouble max = -INFINITY, sum = 0, confidence;
   gboolean distribution = TRUE;
   g_autofree gchar *fallback = NULL;
@@ -57,7 +58,7 @@ gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
     return FALSE;
   }
   for (i = 0; i < n; i++) {
-    gdouble v = clinfer_tensor_get_as_double (t, i);
+    gdouble v = gst_clinfer_tensor_get_value (t, i);
 
     if (v > max || i == 0) {
       max = v;
@@ -74,7 +75,7 @@ gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
     gdouble denom = 0;
 
     for (i = 0; i < n; i++)
-      denom += exp (clinfer_tensor_get_as_double (t, i) - max);
+      denom += exp (gst_clinfer_tensor_get_value (t, i) - max);
     confidence = denom > 0 && isfinite (denom) ? 1.0 / denom : 0.0;
   }
 

@@ -1,7 +1,10 @@
-/* Decoders: turn a model's output tensors into standard
- * GstVideoRegionOfInterestMeta on the frame. One table entry per decoder
- * (gstclinferdecoder.c); adding one (e.g. yolo) = a new enum value, a file
- * with its check/decode functions and a line in the table.
+/* Decoders: turn a model's output tensors, as the element attached them in
+ * a GstClinferTensorMeta, into standard GstVideoRegionOfInterestMeta on the
+ * frame. They read only the meta (and, to check a model's outputs once, the
+ * compiled model's port info), so one could run in an element of its own.
+ * One table entry per decoder (gstclinferdecoder.c); adding one (e.g. yolo)
+ * = a new enum value, a file here with its check/decode functions and a
+ * line in the table.
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -11,6 +14,7 @@
 #include <gst/video/video.h>
 #include <clinfer/clinfer.h>
 
+#include "clinfer/clinfer-tensor-meta.h"
 #include "gstclinferpreprocess.h"
 
 G_BEGIN_DECLS
@@ -35,7 +39,9 @@ typedef struct
 {
   GstBuffer *buffer;            /* writable; gets the ROI metas */
   const GstClinferGeometry *geometry;
-  ClinferRequest *request;      /* outputs of the last inference */
+  /* The outputs of this frame's inference (the meta the element attached,
+   * not an upstream element's) */
+  const GstClinferTensorMeta *meta;
   guint n_outputs;
   gfloat threshold;
   GPtrArray *labels;            /* may be NULL */
@@ -59,6 +65,12 @@ typedef struct
 const GstClinferDecoder *gst_clinfer_decoder_get (GstClinferDecoderType type);
 
 /* Helpers for decoders. */
+/* (transfer none) Output @index of the frame, or NULL. */
+const GstClinferTensor *gst_clinfer_decoder_get_output (const GstClinferDecodeContext * ctx,
+    guint index);
+/* The shape of @tensor as an engine shape (for shape checks shared with
+ * the compile-time check()). */
+ClinferShape gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor);
 /* The label for @label_id from labels-file, or NULL. */
 const gchar *gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
     gint label_id);
