@@ -1333,7 +1333,6 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     ctx.buffer = buf;
     ctx.geometry = &self->preprocess->geometry;
     ctx.meta = tensor_meta;
-    ctx.n_outputs = gst_clinfer_tensor_meta_get_n_tensors (tensor_meta);
     ctx.threshold = threshold;
     ctx.labels = self->labels;
     if (!self->decoder_impl->decode (&ctx, &err))

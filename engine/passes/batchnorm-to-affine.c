@@ -12,12 +12,6 @@
 #include "ops/op.h"
 #include <string.h>
 
-static gboolean
-is_op (const ClinferNode *node, const char *op_type)
-{
-  return node && *node->domain == '\0' && strcmp (node->op_type, op_type) == 0;
-}
-
 /* Constant f32 input @i of @node with @n elements (or 1 when @or_one). */
 static const float *
 const_f32 (const ClinferNode *node, guint i, int64_t n, gboolean or_one,
@@ -45,7 +39,7 @@ bn_channels (const ClinferGraph *graph, const ClinferNode *bn)
   ClinferPortDesc *x = clinfer_node_input_desc (bn, 0);
   int64_t c, spatial = 1, training = 0;
 
-  if (!is_op (bn, "BatchNormalization") || x == NULL
+  if (!clinfer_pass_is_op (bn, "BatchNormalization") || x == NULL
       || x->type != CLINFER_TYPE_F32 || x->shape.rank != 4
       || !clinfer_shape_is_static (&x->shape))
     return -1;
@@ -72,7 +66,7 @@ static gboolean
 affine_of (const ClinferGraph *graph, ClinferNode *p, const ClinferShape *y,
     int64_t c, double *a, double *b, ClinferPortRef *x)
 {
-  gboolean add = is_op (p, "Add"), sub = is_op (p, "Sub"), mul = is_op (p, "Mul");
+  gboolean add = clinfer_pass_is_op (p, "Add"), sub = clinfer_pass_is_op (p, "Sub"), mul = clinfer_pass_is_op (p, "Mul");
 
   if ((!add && !sub && !mul) || p->n_inputs != 2
       || clinfer_node_get_attr (p, "broadcast") != NULL
@@ -177,7 +171,7 @@ rewrite (ClinferGraph *graph, ClinferNode *bn, int64_t c, GError **error)
     gboolean seen = FALSE;
     for (guint j = 0; j < i; j++)
       seen = seen || olds[j] == olds[i];
-    if (olds[i] && !seen && is_op (olds[i], "Constant")
+    if (olds[i] && !seen && clinfer_pass_is_op (olds[i], "Constant")
         && clinfer_graph_count_uses (graph, (ClinferPortRef) { olds[i], 0 }) == 0)
       clinfer_graph_remove_node (graph, olds[i]);
   }

@@ -11,12 +11,6 @@
 #include <math.h>
 #include <string.h>
 
-gboolean
-clinfer_conv_affine_is_op (const ClinferNode *node, const char *op_type)
-{
-  return *node->domain == '\0' && strcmp (node->op_type, op_type) == 0;
-}
-
 /* Constant f32 value of input @i of @node with @n elements, or NULL. */
 const ClinferTensor *
 clinfer_conv_affine_const_f32 (const ClinferNode *node, guint i, int64_t n)
@@ -34,7 +28,7 @@ clinfer_conv_affine_const_f32 (const ClinferNode *node, guint i, int64_t n)
 gboolean
 clinfer_conv_affine_is_conv (const ClinferNode *node)
 {
-  return clinfer_conv_affine_is_op (node, "Conv");
+  return clinfer_pass_is_op (node, "Conv");
 }
 
 /* Output channels M of @conv when its weights and bias are constants

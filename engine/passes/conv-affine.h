@@ -7,8 +7,6 @@
 
 G_BEGIN_DECLS
 
-/* @node is op @op_type of the default domain. */
-gboolean clinfer_conv_affine_is_op (const ClinferNode *node, const char *op_type);
 gboolean clinfer_conv_affine_is_conv (const ClinferNode *node);
 /* Constant f32 contiguous value of input @i of @node with @n elements
  * (any number when @n < 0), or NULL. */

@@ -16,12 +16,6 @@ typedef struct {
   float act_min, act_max, act_alpha;
 } Chain;
 
-static gboolean
-is_op (const ClinferNode *node, const char *op_type)
-{
-  return *node->domain == '\0' && strcmp (node->op_type, op_type) == 0;
-}
-
 /* The only consumer of @ref, or NULL when it has several or feeds a graph
  * output. */
 static ClinferNode *
@@ -138,15 +132,15 @@ clip_bound (const ClinferNode *clip, guint i, const char *name, float def,
 static gboolean
 try_absorb_activation (Chain *ch, ClinferNode *node)
 {
-  if (is_op (node, "Relu")) {
+  if (clinfer_pass_is_op (node, "Relu")) {
     ch->act = "Relu";
     return TRUE;
   }
-  if (is_op (node, "LeakyRelu")) {
+  if (clinfer_pass_is_op (node, "LeakyRelu")) {
     ch->act = "LeakyRelu";
     return clinfer_node_attr_float (node, "alpha", 0.01f, &ch->act_alpha, NULL);
   }
-  if (is_op (node, "Clip")) {
+  if (clinfer_pass_is_op (node, "Clip")) {
     ch->act = "Clip";
     return clip_bound (node, 1, "min", -INFINITY, &ch->act_min)
         && clip_bound (node, 2, "max", INFINITY, &ch->act_max)
@@ -162,7 +156,7 @@ collect_chain (const ClinferGraph *graph, Chain *ch)
   ClinferNode *next;
 
   while ((next = single_consumer (graph, ch->tail)) != NULL) {
-    if (is_op (next, "Add") && try_absorb_add (ch, next)) {
+    if (clinfer_pass_is_op (next, "Add") && try_absorb_add (ch, next)) {
       g_ptr_array_add (ch->absorbed, next);
       ch->tail.node = next;
       ch->tail.port = 0;
@@ -283,7 +277,7 @@ clinfer_pass_fuse_conv_activation (ClinferGraph *graph, const ClinferPassContext
     ClinferNode *node = g_ptr_array_index (order, i);
 
     /* @removed holds freed nodes: test membership before touching one. */
-    if (g_hash_table_contains (removed, node) || !is_op (node, "Conv")
+    if (g_hash_table_contains (removed, node) || !clinfer_pass_is_op (node, "Conv")
         || node->def == NULL)
       continue;
     if (!fuse_from (graph, node, removed, changed, error))

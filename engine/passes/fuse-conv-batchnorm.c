@@ -16,7 +16,7 @@ clinfer_pass_fuse_conv_batchnorm (ClinferGraph *graph,
       ClinferNode *bn = g_ptr_array_index (graph->nodes, i), *conv, *f;
       int64_t m;
 
-      if (!clinfer_conv_affine_is_op (bn, "BatchNormalization") || bn->n_inputs < 5
+      if (!clinfer_pass_is_op (bn, "BatchNormalization") || bn->n_inputs < 5
           || (conv = bn->inputs[0].node) == NULL || bn->inputs[0].port != 0
           || !clinfer_conv_affine_is_conv (conv)
           || (m = clinfer_conv_affine_bn_channels (graph, conv, bn)) < 0)

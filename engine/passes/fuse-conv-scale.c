@@ -6,7 +6,6 @@
 #include "passes/conv-affine.h"
 #include <math.h>
 
-#define is_op clinfer_conv_affine_is_op
 
 /* The constant operand of @op (Mul/Add/Sub/Div of the Conv @conv's
  * output and a constant) as one value or one value per channel: its
@@ -19,11 +18,11 @@ scale_operand (const ClinferNode *op, const ClinferNode *conv, int64_t m)
   const ClinferShape *y = &conv->outputs[0].shape;
   const ClinferShape *cs;
   const ClinferTensor *c;
-  gboolean commutes = is_op (op, "Mul") || is_op (op, "Add");
+  gboolean commutes = clinfer_pass_is_op (op, "Mul") || clinfer_pass_is_op (op, "Add");
   int ci = op->inputs[0].node == conv ? 1 : 0;
   int64_t n;
 
-  if (!commutes && !is_op (op, "Sub") && !is_op (op, "Div"))
+  if (!commutes && !clinfer_pass_is_op (op, "Sub") && !clinfer_pass_is_op (op, "Div"))
     return -1;
   if (op->n_inputs != 2 || op->inputs[1 - ci].node != conv
       || op->inputs[1 - ci].port != 0 || (!commutes && ci != 1)
@@ -55,11 +54,11 @@ scale_affine (const ClinferNode *op, const ClinferTensor *c, int64_t m,
     double x = v[one ? 0 : i];
     s[i] = 1.;
     t[i] = 0.;
-    if (is_op (op, "Mul"))
+    if (clinfer_pass_is_op (op, "Mul"))
       s[i] = x;
-    else if (is_op (op, "Add"))
+    else if (clinfer_pass_is_op (op, "Add"))
       t[i] = x;
-    else if (is_op (op, "Sub"))
+    else if (clinfer_pass_is_op (op, "Sub"))
       t[i] = -x;
     else if (x == 0. || !isfinite (x))
       return FALSE;              /* Div by zero stays as it is */
@@ -79,7 +78,7 @@ affine_after_conv (const ClinferGraph *graph, const ClinferNode *op,
   int ci;
 
   *conv = NULL;
-  if (is_op (op, "BatchNormalization") && op->n_inputs >= 5
+  if (clinfer_pass_is_op (op, "BatchNormalization") && op->n_inputs >= 5
       && op->inputs[0].node && op->inputs[0].port == 0
       && clinfer_conv_affine_is_conv (op->inputs[0].node)
       && (*m = clinfer_conv_affine_bn_channels (graph, op->inputs[0].node,

@@ -13,12 +13,6 @@
 #include <string.h>
 
 static gboolean
-is_op (const ClinferNode *node, const char *op_type)
-{
-  return node && *node->domain == '\0' && strcmp (node->op_type, op_type) == 0;
-}
-
-static gboolean
 same_port (ClinferPortRef a, ClinferPortRef b)
 {
   return a.node == b.node && a.port == b.port;
@@ -38,7 +32,7 @@ with_scalar (const ClinferNode *node, const char *op, float want,
 {
   float v;
 
-  if (!is_op (node, op) || node->n_inputs != 2
+  if (!clinfer_pass_is_op (node, op) || node->n_inputs != 2
       || clinfer_node_get_attr (node, "broadcast") != NULL)
     return FALSE;
   if (clinfer_op_scalar_f32_input (node, 1, &v) && near (v, want)) {
@@ -74,7 +68,7 @@ relu6_of_plus_three (const ClinferGraph *graph, ClinferPortRef ref,
   ClinferNode *clip = ref.node, *add;
   float lo, hi;
 
-  if (!is_op (clip, "Clip") || clip->n_inputs != 3 || !single_use (graph, clip)
+  if (!clinfer_pass_is_op (clip, "Clip") || clip->n_inputs != 3 || !single_use (graph, clip)
       || !clinfer_op_scalar_f32_input (clip, 1, &lo) || !clinfer_op_scalar_f32_input (clip, 2, &hi)
       || lo != 0.f || hi != 6.f)
     return FALSE;
@@ -92,7 +86,7 @@ static gboolean
 times_gate (const ClinferGraph *graph, const ClinferNode *mul,
     gboolean divided, ClinferPortRef *x, GPtrArray *inner)
 {
-  if (!is_op (mul, "Mul") || mul->n_inputs != 2
+  if (!clinfer_pass_is_op (mul, "Mul") || mul->n_inputs != 2
       || clinfer_node_get_attr (mul, "broadcast") != NULL)
     return FALSE;
   for (guint k = 0; k < 2; k++) {
@@ -103,7 +97,7 @@ times_gate (const ClinferGraph *graph, const ClinferNode *mul,
 
     if (g == NULL || !single_use (graph, g))
       continue;
-    if (divided && is_op (g, "HardSigmoid")
+    if (divided && clinfer_pass_is_op (g, "HardSigmoid")
         && clinfer_node_attr_float (g, "alpha", 0.2f, &alpha, NULL)
         && clinfer_node_attr_float (g, "beta", 0.5f, &beta, NULL)
         && near (alpha, 1.f / 6.f) && beta == 0.5f
@@ -179,7 +173,7 @@ clinfer_pass_fuse_hardswish (ClinferGraph *graph, const ClinferPassContext *ctx,
 
     /* @removed holds freed nodes: test membership before touching one. */
     if (g_hash_table_contains (removed, node)
-        || !(is_op (node, "Div") || is_op (node, "Mul"))
+        || !(clinfer_pass_is_op (node, "Div") || clinfer_pass_is_op (node, "Mul"))
         || !match (graph, node, &x, nodes))
       continue;
     if (!replace (graph, node, x, nodes, removed, error))

@@ -10,7 +10,7 @@
 static gboolean
 is_op (const ClinferNode *node, const char *op_type)
 {
-  return node && *node->domain == '\0' && strcmp (node->op_type, op_type) == 0
+  return clinfer_pass_is_op (node, op_type)
       && node->n_inputs == 2 && clinfer_node_get_attr (node, "broadcast") == NULL;
 }
 

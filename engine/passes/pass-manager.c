@@ -84,6 +84,12 @@ dump_graph (ClinferGraph *graph, const ClinferPassContext *ctx, guint step,
   return clinfer_graph_write_dot (graph, path, title, error);
 }
 
+gboolean
+clinfer_pass_is_op (const ClinferNode *node, const char *op_type)
+{
+  return node && *node->domain == '\0' && strcmp (node->op_type, op_type) == 0;
+}
+
 static gboolean
 is_disabled (const ClinferPassContext *ctx, const char *name)
 {

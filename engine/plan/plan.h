@@ -72,11 +72,11 @@ typedef struct {
    * NULL; alt_arena_size is its size. */
   gsize *alt_offsets;
   gsize alt_arena_size;
-  ClinferDevice *device;     /* device the plan was prepared for (a ref) */
+  ClinferDevice *device;     /* device the plan was prepared for (a ref;
+                              * the runtime frees the plan through it) */
   gpointer device_data;      /* freed by the device's free_plan */
 } ClinferPlan;
 
-void clinfer_plan_free (ClinferPlan *plan);
 /* Assigns arena offsets to ARENA slots by liveness (greedy best fit,
  * largest first; an alias group is placed as one region), or one region
  * after the other with plan->arena_unshared. Sets plan->arena_size and

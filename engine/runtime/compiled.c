@@ -12,8 +12,8 @@
 /* ---------------------------------------------------------------- */
 /* Plans                                                             */
 
-void
-clinfer_plan_free (ClinferPlan *plan)
+static void
+plan_free (ClinferPlan *plan)
 {
   if (plan == NULL)
     return;
@@ -215,35 +215,33 @@ place_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
   return TRUE;
 }
 
-/* The config the passes run with: when the device has custom kernels for
- * op types of @graph, the fusion passes are off, so the nodes those
- * kernels replace survive compilation. (transfer full) or NULL. */
-static ClinferCompileConfig *
-pass_config (ClinferCompiled *c, const ClinferGraph *graph)
+/* The passes not to run: the config's and, when the device has custom
+ * kernels for op types of @graph, every fusion pass, so the nodes those
+ * kernels replace survive compilation. The names are borrowed. */
+static GPtrArray *
+disabled_passes (ClinferCompiled *c, const ClinferGraph *graph)
 {
-  ClinferCompileConfig *cfg;
+  GPtrArray *names = g_ptr_array_new ();
   gboolean custom = FALSE;
 
-  if (c->device->klass->handles_op_type == NULL)
-    return NULL;
-  for (guint i = 0; i < graph->nodes->len && !custom; i++)
+  for (guint i = 0; i < c->config->disabled_passes->len; i++)
+    g_ptr_array_add (names, g_ptr_array_index (c->config->disabled_passes, i));
+  for (guint i = 0; c->device->klass->handles_op_type
+      && i < graph->nodes->len && !custom; i++)
     custom = c->device->klass->handles_op_type (c->device,
         ((ClinferNode *) g_ptr_array_index (graph->nodes, i))->op_type);
-  if (!custom)
-    return NULL;
-  cfg = clinfer_compile_config_copy (c->config);
-  for (const char *const *n = clinfer_pass_get_names (); *n; n++)
+  for (const char *const *n = clinfer_pass_get_names (); custom && *n; n++)
     if (g_str_has_prefix (*n, "fuse-"))
-      clinfer_compile_config_disable_pass (cfg, *n, NULL);
-  return cfg;
+      g_ptr_array_add (names, (gpointer) *n);
+  return names;
 }
 
 static ClinferPlan *
 plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
 {
   ClinferPlan *plan = g_new0 (ClinferPlan, 1);
-  g_autoptr (ClinferCompileConfig) custom = pass_config (c, c->model->graph);
-  ClinferPassContext ctx = { (custom ? custom : c->config)->disabled_passes,
+  g_autoptr (GPtrArray) disabled = disabled_passes (c, c->model->graph);
+  ClinferPassContext ctx = { disabled,
     clinfer_graph_get_opset (c->model->graph, "") };
   gint64 t0 = g_get_monotonic_time ();
 
@@ -265,7 +263,7 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
       || !clinfer_passes_run (plan->graph, &ctx, error)
       || !build_steps (c, plan, error)
       || !place_steps (c, plan, error)) {
-    clinfer_plan_free (plan);
+    plan_free (plan);
     return NULL;
   }
   clinfer_plan_assign_memory (plan);
@@ -274,12 +272,12 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
         "%s: the intermediate tensors need %" G_GSIZE_FORMAT " bytes at "
         "once, over the memory limit of %" G_GUINT64_FORMAT " bytes",
         c->model->path, plan->arena_size, plan->graph->memory_limit);
-    clinfer_plan_free (plan);
+    plan_free (plan);
     return NULL;
   }
   plan->device = clinfer_device_ref (c->device);
   if (!c->device->klass->prepare_plan (c->device, plan, c->model->path, error)) {
-    clinfer_plan_free (plan);
+    plan_free (plan);
     return NULL;
   }
   g_debug ("%s: plan with %u steps, arena %" G_GSIZE_FORMAT " bytes (%"
@@ -397,7 +395,7 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
   }
   clinfer_op_set_merge (c->ops, model->ops);
   g_mutex_init (&c->lock);
-  c->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) clinfer_plan_free);
+  c->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) plan_free);
   c->inputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
   c->outputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
   if (!open_device (c, config, error)) {

@@ -312,60 +312,40 @@ gst_clinfer_tensor_get_value (const GstClinferTensor * tensor, gsize index)
   if (es == 0 || index >= size / es)
     return 0;
   p += index * es;
+  /* Elements may sit at any byte offset of a GBytes: copy, then convert. */
+#define VALUE_OF(ctype) \
+  G_STMT_START { ctype v; memcpy (&v, p, sizeof v); return (gdouble) v; } G_STMT_END
   switch (tensor->data_type) {
-    case GST_CLINFER_TENSOR_DATA_TYPE_F32:{
-      gfloat v;
-      memcpy (&v, p, sizeof v);
-      return v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_F64:{
-      gdouble v;
-      memcpy (&v, p, sizeof v);
-      return v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_F16:
-    case GST_CLINFER_TENSOR_DATA_TYPE_BF16:{
-      guint16 v;
-      memcpy (&v, p, sizeof v);
-      return half_to_double (v,
-          tensor->data_type == GST_CLINFER_TENSOR_DATA_TYPE_BF16);
-    }
+    case GST_CLINFER_TENSOR_DATA_TYPE_F32:
+      VALUE_OF (gfloat);
+    case GST_CLINFER_TENSOR_DATA_TYPE_F64:
+      VALUE_OF (gdouble);
     case GST_CLINFER_TENSOR_DATA_TYPE_U8:
     case GST_CLINFER_TENSOR_DATA_TYPE_BOOL:
-      return *p;
+      VALUE_OF (guint8);
     case GST_CLINFER_TENSOR_DATA_TYPE_I8:
-      return *(const gint8 *) p;
-    case GST_CLINFER_TENSOR_DATA_TYPE_U16:{
-      guint16 v;
-      memcpy (&v, p, sizeof v);
-      return v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_I16:{
-      gint16 v;
-      memcpy (&v, p, sizeof v);
-      return v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_I32:{
-      gint32 v;
-      memcpy (&v, p, sizeof v);
-      return v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_U32:{
-      guint32 v;
-      memcpy (&v, p, sizeof v);
-      return v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_I64:{
-      gint64 v;
-      memcpy (&v, p, sizeof v);
-      return (gdouble) v;
-    }
-    case GST_CLINFER_TENSOR_DATA_TYPE_U64:{
-      guint64 v;
-      memcpy (&v, p, sizeof v);
-      return (gdouble) v;
+      VALUE_OF (gint8);
+    case GST_CLINFER_TENSOR_DATA_TYPE_U16:
+      VALUE_OF (guint16);
+    case GST_CLINFER_TENSOR_DATA_TYPE_I16:
+      VALUE_OF (gint16);
+    case GST_CLINFER_TENSOR_DATA_TYPE_U32:
+      VALUE_OF (guint32);
+    case GST_CLINFER_TENSOR_DATA_TYPE_I32:
+      VALUE_OF (gint32);
+    case GST_CLINFER_TENSOR_DATA_TYPE_U64:
+      VALUE_OF (guint64);
+    case GST_CLINFER_TENSOR_DATA_TYPE_I64:
+      VALUE_OF (gint64);
+    case GST_CLINFER_TENSOR_DATA_TYPE_F16:
+    case GST_CLINFER_TENSOR_DATA_TYPE_BF16:{
+      guint16 h;
+      memcpy (&h, p, sizeof h);
+      return half_to_double (h,
+          tensor->data_type == GST_CLINFER_TENSOR_DATA_TYPE_BF16);
     }
     default:
       return 0;
   }
+#undef VALUE_OF
 }

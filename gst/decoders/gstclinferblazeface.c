@@ -163,8 +163,8 @@ read_score (const GstClinferDecodeContext * ctx, const Layout * lay,
   }
   if (f32[pair] != NULL)
     return f32[pair][a];
-  return gst_clinfer_tensor_get_value (gst_clinfer_decoder_get_output (ctx,
-          lay->score_index[pair]), a);
+  return gst_clinfer_tensor_get_value (gst_clinfer_tensor_meta_get_tensor
+      (ctx->meta, lay->score_index[pair]), a);
 }
 
 /* Element @i of the score (@box FALSE) or box data of global anchor @a. */
@@ -179,7 +179,7 @@ read_value (const GstClinferDecodeContext * ctx, const Layout * lay,
     a -= lay->n_anchors[0];
     pair = 1;
   }
-  t = gst_clinfer_decoder_get_output (ctx,
+  t = gst_clinfer_tensor_meta_get_tensor (ctx->meta,
       box ? lay->box_index[pair] : lay->score_index[pair]);
   return gst_clinfer_tensor_get_value (t, box ? a * N_COORDS + k : a);
 }
@@ -289,8 +289,8 @@ gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
     GError ** error)
 {
   const GstClinferGeometry *g = ctx->geometry;
-  g_autofree ClinferShape *shapes = g_new0 (ClinferShape,
-      MAX (ctx->n_outputs, 1));
+  guint n_outputs = gst_clinfer_tensor_meta_get_n_tensors (ctx->meta);
+  g_autofree ClinferShape *shapes = g_new0 (ClinferShape, MAX (n_outputs, 1));
   g_autoptr (GArray) dets = NULL;
   Layout lay;
   const gfloat *scores_f32[2];
@@ -298,15 +298,16 @@ gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
   guint i, n_kept;
   gdouble min_raw;
 
-  for (i = 0; i < ctx->n_outputs; i++)
+  for (i = 0; i < n_outputs; i++)
     shapes[i] = gst_clinfer_decoder_tensor_shape
-        (gst_clinfer_decoder_get_output (ctx, i));
-  if (!find_layout (ctx->n_outputs, shapes, &lay, error))
+        (gst_clinfer_tensor_meta_get_tensor (ctx->meta, i));
+  if (!find_layout (n_outputs, shapes, &lay, error))
     return FALSE;
 
   for (i = 0; i < 2; i++) {
     const GstClinferTensor *t = i < lay.n_pairs
-        ? gst_clinfer_decoder_get_output (ctx, lay.score_index[i]) : NULL;
+        ? gst_clinfer_tensor_meta_get_tensor (ctx->meta, lay.score_index[i])
+        : NULL;
 
     scores_f32[i] = t != NULL
         && t->data_type == GST_CLINFER_TENSOR_DATA_TYPE_F32

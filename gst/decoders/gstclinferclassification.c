@@ -42,7 +42,8 @@ gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
     GError ** error)
 {
   const GstClinferGeometry *g = ctx->geometry;
-  const GstClinferTensor *t = gst_clinfer_decoder_get_output (ctx, 0);
+  const GstClinferTensor *t =
+      gst_clinfer_tensor_meta_get_tensor (ctx->meta, 0);
   gint64 n = t ? (gint64) gst_clinfer_tensor_get_n_elements (t) : 0, i;
   gint64 best = 0;
   gdouble max = -INFINITY, sum = 0, confidence;

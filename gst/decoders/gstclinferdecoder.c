@@ -32,13 +32,6 @@ gst_clinfer_decoder_get (GstClinferDecoderType type)
   return NULL;
 }
 
-const GstClinferTensor *
-gst_clinfer_decoder_get_output (const GstClinferDecodeContext * ctx,
-    guint index)
-{
-  return gst_clinfer_tensor_meta_get_tensor (ctx->meta, index);
-}
-
 ClinferShape
 gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor)
 {

@@ -42,7 +42,6 @@ typedef struct
   /* The outputs of this frame's inference (the meta the element attached,
    * not an upstream element's) */
   const GstClinferTensorMeta *meta;
-  guint n_outputs;
   gfloat threshold;
   GPtrArray *labels;            /* may be NULL */
 } GstClinferDecodeContext;
@@ -65,9 +64,6 @@ typedef struct
 const GstClinferDecoder *gst_clinfer_decoder_get (GstClinferDecoderType type);
 
 /* Helpers for decoders. */
-/* (transfer none) Output @index of the frame, or NULL. */
-const GstClinferTensor *gst_clinfer_decoder_get_output (const GstClinferDecodeContext * ctx,
-    guint index);
 /* The shape of @tensor as an engine shape (for shape checks shared with
  * the compile-time check()). */
 ClinferShape gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor);

@@ -47,7 +47,8 @@ gboolean
 gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx, GError ** error)
 {
   const GstClinferGeometry *g = ctx->geometry;
-  const GstClinferTensor *t = gst_clinfer_decoder_get_output (ctx, 0);
+  const GstClinferTensor *t =
+      gst_clinfer_tensor_meta_get_tensor (ctx->meta, 0);
   ClinferShape shape;
   gint64 n_rows, r;
 

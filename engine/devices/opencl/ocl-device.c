@@ -72,7 +72,7 @@ slots_static (const ClinferPlan *plan, const ClinferStep *st,
       *reason = "a shape is known only at run time";
       return FALSE;
     }
-    if (clinfer_shape_n_elements (&s->shape) > G_MAXINT32 / 2) {
+    if (!clinfer_ocl_shape_fits (&s->shape)) {
       *reason = "a tensor is too large for 32-bit indexing";
       return FALSE;
     }

@@ -10,6 +10,16 @@
 
 G_BEGIN_DECLS
 
+/* Most elements a tensor of the device may have: the kernels index with
+ * 32-bit ints (2^30 leaves room for offsets and strides). */
+#define CLINFER_OCL_MAX_ELEMENTS (G_MAXINT32 / 2)
+/* TRUE when @shape (static) is within CLINFER_OCL_MAX_ELEMENTS. */
+static inline gboolean
+clinfer_ocl_shape_fits (const ClinferShape *shape)
+{
+  return clinfer_shape_n_elements (shape) <= CLINFER_OCL_MAX_ELEMENTS;
+}
+
 /* The class table's get_program (ocl-remote.c) and add_config_file_ops
  * (ocl-custom-ops.c). */
 gpointer clinfer_ocl_remote_program (ClinferRemoteContext *context,

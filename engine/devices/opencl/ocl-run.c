@@ -804,10 +804,10 @@ late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
       return FALSE;
   if (l->key && strcmp (l->key, key->str) == 0)
     return TRUE;
-  /* The kernels index with 32-bit ints, as for static steps. */
+  /* The kernels index with 32-bit ints (as for static steps). */
   for (guint j = 0; j < node->n_inputs; j++)
     if (in[j].present && in[j].shape.rank >= 0
-        && clinfer_shape_n_elements (&in[j].shape) > G_MAXINT32 / 2) {
+        && !clinfer_ocl_shape_fits (&in[j].shape)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
           "input %u has %" G_GINT64_FORMAT " elements at run time, more than "
           "the OpenCL kernels' 32-bit indexing takes (2^30)", j,
@@ -828,7 +828,7 @@ late_build (OclRun *r, guint index, ClinferStep *st, ClinferRunIO *io,
   for (guint j = 0; j < node->n_outputs; j++)
     if ((!clinfer_shape_is_static (&step.node->outputs[j].shape)
             && l->impl->count_launches == 0)
-        || clinfer_shape_n_elements (&step.node->outputs[j].shape) > G_MAXINT32 / 2) {
+        || !clinfer_ocl_shape_fits (&step.node->outputs[j].shape)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
           "output %u has no concrete shape or is too large at run time", j);
       return FALSE;

@@ -52,7 +52,7 @@ add_count (OclBuilder *b, guint port, ClinferElementType t, int64_t n,
   OclLaunch *l;
 
   /* The executor reads the extent from scratch buffer 0. */
-  if (counts != 0 || n > G_MAXINT32 / 2) {
+  if (counts != 0 || n > CLINFER_OCL_MAX_ELEMENTS) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
         "%s: input %u is too large for the OpenCL kernels or the step has "
         "other scratch buffers", clinfer_node_label (b->step->node), port);

@@ -71,14 +71,12 @@ CLINFER_API int64_t clinfer_shape_n_elements (const ClinferShape *shape);
  * its strides and of any index into it fit int64 with room to spare). */
 #define CLINFER_MAX_TENSOR_BYTES (G_GUINT64_CONSTANT (1) << 48)
 
-/* Every element count, stride and byte size the engine computes from
- * what a model or a caller gives goes through this, or GLib's
- * g_uint64_checked_mul() / g_uint64_checked_add(). */
 /* Bytes a contiguous tensor of @shape and @type takes. FALSE when @shape
  * is not static, @type has no fixed size, or the size -- or the outermost
  * stride, counting 0-length dims as 1 -- is over CLINFER_MAX_TENSOR_BYTES.
  * Every other count, stride and offset of such a tensor is then below
- * that bound too. */
+ * that bound too. The engine sizes what a model or a caller gives with
+ * this, or with GLib's g_uint64_checked_mul() / _add(). */
 CLINFER_API gboolean clinfer_shape_get_byte_size (const ClinferShape *shape,
     ClinferElementType type, guint64 *bytes);
 /* "1x3x224x224", "scalar" for rank 0, "?" for dynamic dims, "[?]" for
