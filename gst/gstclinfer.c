@@ -88,7 +88,7 @@ enum
 #define DEFAULT_PROP_MEAN_VALUES NULL
 #define DEFAULT_PROP_SCALE_VALUES NULL
 #define DEFAULT_PROP_REVERSE_CHANNELS FALSE
-#define DEFAULT_PROP_RESIZE_METHOD GST_CLINFER_RESIZE_STRETCH
+#define DEFAULT_PROP_RESIZE_METHOD CLINFER_RESIZE_STRETCH
 #define DEFAULT_PROP_DECODER GST_CLINFER_DECODER_NONE
 #define DEFAULT_PROP_THRESHOLD 0.5f
 #define DEFAULT_PROP_LABELS_FILE NULL
@@ -145,13 +145,13 @@ gst_clinfer_resize_method_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_CLINFER_RESIZE_STRETCH,
+    {CLINFER_RESIZE_STRETCH,
         "Scale the whole frame to the model input, ignoring the aspect ratio",
         "stretch"},
-    {GST_CLINFER_RESIZE_LETTERBOX,
+    {CLINFER_RESIZE_LETTERBOX,
           "Scale the whole frame keeping the aspect ratio, centred, padded "
           "with black", "letterbox"},
-    {GST_CLINFER_RESIZE_CROP,
+    {CLINFER_RESIZE_CROP,
           "Scale keeping the aspect ratio to fill the model input, cutting "
           "out the frame's centre", "crop"},
     {0, NULL, NULL},
@@ -586,7 +586,7 @@ model_name_from_path (const gchar * path)
 static void
 gst_clinfer_unload (GstClinfer * self)
 {
-  g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
+  g_clear_pointer (&self->preprocess, clinfer_preprocess_free);
   /* The request first: it references the output blocks' tensors. */
   g_clear_pointer (&self->request, clinfer_request_free);
   g_clear_pointer (&self->outputs, gst_clinfer_outputs_free);
@@ -780,7 +780,7 @@ find_video_input (ClinferCompiled * compiled, const gchar * name)
  * height/width take the frame's. */
 static gboolean
 input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
-    GstClinferPreprocessConfig * cfg)
+    ClinferPreprocessConfig * cfg)
 {
   const int64_t *d = info->shape.dims;
   gint64 c, h, w;
@@ -788,12 +788,12 @@ input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
   if (info->shape.rank != 4 || (d[0] != 1 && d[0] != CLINFER_DIM_DYNAMIC))
     return FALSE;
   if (d[1] == 3 || d[1] == 1) {
-    cfg->layout = GST_CLINFER_LAYOUT_NCHW;
+    cfg->layout = CLINFER_LAYOUT_NCHW;
     c = d[1];
     h = d[2];
     w = d[3];
   } else if (d[3] == 3 || d[3] == 1) {
-    cfg->layout = GST_CLINFER_LAYOUT_NHWC;
+    cfg->layout = CLINFER_LAYOUT_NHWC;
     c = d[3];
     h = d[1];
     w = d[2];
@@ -847,7 +847,8 @@ static gboolean
 gst_clinfer_configure (GstClinfer * self)
 {
   ClinferCompiled *compiled = self->shared->compiled;
-  GstClinferPreprocessConfig cfg;
+  ClinferPreprocessConfig cfg;
+  ClinferFrameInfo frame_info;
   g_autofree gchar *input_name = NULL, *mean = NULL, *scale = NULL;
   g_autofree gchar *labels_file = NULL;
   g_autofree gchar *shape_text = NULL;
@@ -864,16 +865,15 @@ gst_clinfer_configure (GstClinfer * self)
   scale = g_strdup (self->scale_values);
   labels_file = g_strdup (self->labels_file);
   decoder = self->decoder;
-  cfg.resize_method = self->resize_method;
+  cfg.resize = self->resize_method;
   cfg.reverse_channels = self->reverse_channels;
-  cfg.n_threads = (gint) self->threads;
+  cfg.threads = (gint) self->threads;
   self->configure_pending = FALSE;
   GST_OBJECT_UNLOCK (self);
 
   self->configured = FALSE;
-  g_clear_pointer (&self->preprocess, gst_clinfer_preprocess_free);
+  g_clear_pointer (&self->preprocess, clinfer_preprocess_free);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
-  cfg.vinfo = self->vinfo;
 
   index = find_video_input (compiled, input_name);
   if (index < 0)
@@ -916,7 +916,7 @@ gst_clinfer_configure (GstClinfer * self)
     goto zero_scale;
   GST_INFO_OBJECT (self, "input %s: %dx%dx%d %s %s, mean %g,%g,%g scale "
       "%g,%g,%g", info.name, cfg.channels, cfg.height, cfg.width,
-      cfg.layout == GST_CLINFER_LAYOUT_NCHW ? "NCHW" : "NHWC",
+      cfg.layout == CLINFER_LAYOUT_NCHW ? "NCHW" : "NHWC",
       clinfer_element_type_name (cfg.type), cfg.mean[0], cfg.mean[1],
       cfg.mean[2], cfg.scale[0], cfg.scale[1], cfg.scale[2]);
 
@@ -929,13 +929,17 @@ gst_clinfer_configure (GstClinfer * self)
       && !self->decoder_impl->check (compiled, &err))
     goto bad_decoder;
 
-  self->preprocess = gst_clinfer_preprocess_new (compiled, &cfg, &err);
+  if (!gst_clinfer_frame_info_from_video_info (&frame_info, &self->vinfo,
+          &err))
+    goto preprocess_failed;
+  self->preprocess = clinfer_preprocess_new (compiled, &frame_info, &cfg,
+      &err);
   if (self->preprocess == NULL)
     goto preprocess_failed;
-  GST_INFO_OBJECT (self, "pre-processing on %s (%s)",
+  GST_INFO_OBJECT (self, "pre-processing on %s: %s",
       clinfer_compiled_get_device_name (compiled),
-      self->preprocess->funcs->name);
-  if (!gst_clinfer_preprocess_bind (self->preprocess, self->request,
+      clinfer_preprocess_get_description (self->preprocess));
+  if (!clinfer_preprocess_bind (self->preprocess, self->request,
           self->input_index, &err) || !bind_other_inputs (self, &err))
     goto bind_failed;
 
@@ -1282,6 +1286,7 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gfloat threshold;
   gchar *message;
   guint64 to_device = 0;
+  GstClinferMappedFrame frame;
 
   GST_OBJECT_LOCK (self);
   reload = self->reload_pending;
@@ -1308,20 +1313,27 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (self->frame_count++ % interval != 0)
     return GST_FLOW_OK;
 
-  if (!gst_clinfer_preprocess_run (self->preprocess, buf, &err))
+  if (!gst_clinfer_frame_map (&frame, clinfer_compiled_get_remote_context
+          (self->shared->compiled), buf, &self->vinfo, &err))
     goto preprocess_failed;
+  if (!clinfer_preprocess_run (self->preprocess, &frame.frame, &err)) {
+    gst_clinfer_frame_unmap (&frame);
+    goto preprocess_failed;
+  }
 
   ok = (self->outputs == NULL
       || gst_clinfer_outputs_bind (self->outputs, self->request, &err))
       && clinfer_request_infer (self->request, &err);
   /* The inference waited for the pre-processing too: the frame it read
    * may go. */
-  gst_clinfer_preprocess_done (self->preprocess);
+  clinfer_preprocess_done (self->preprocess);
+  gst_clinfer_frame_unmap (&frame);
   if (!ok)
     goto infer_failed;
   clinfer_request_get_copy_stats (self->request, &to_device, NULL);
   GST_OBJECT_LOCK (self);
-  self->bytes_copied = self->preprocess->bytes_copied + to_device;
+  self->bytes_copied = clinfer_preprocess_get_bytes_copied (self->preprocess)
+      + to_device;
   GST_OBJECT_UNLOCK (self);
 
   n_outputs = clinfer_compiled_get_n_outputs (self->shared->compiled);
@@ -1331,7 +1343,7 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (!silent)
       before = list_rois (buf);
     ctx.buffer = buf;
-    ctx.geometry = &self->preprocess->geometry;
+    ctx.geometry = clinfer_preprocess_get_geometry (self->preprocess);
     ctx.meta = tensor_meta;
     ctx.threshold = threshold;
     ctx.labels = self->labels;

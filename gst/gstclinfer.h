@@ -14,7 +14,7 @@
 
 #include "decoders/gstclinferdecoder.h"
 #include "gstclinfermodelcache.h"
-#include "gstclinferpreprocess.h"
+#include "gstclinferframe.h"
 #include "gstclinferoutputs.h"
 
 G_BEGIN_DECLS
@@ -41,7 +41,7 @@ struct _GstClinfer
   gchar *mean_values;
   gchar *scale_values;
   gboolean reverse_channels;
-  GstClinferResizeMethod resize_method;
+  ClinferResizeMethod resize_method;
   GstClinferDecoderType decoder;
   gfloat threshold;
   gchar *labels_file;
@@ -63,7 +63,7 @@ struct _GstClinfer
   GstVideoInfo vinfo;
   gboolean have_caps;
   gboolean configured;
-  GstClinferPreprocess *preprocess;
+  ClinferPreprocess *preprocess;
   /* Output storage bound to the request, handed to each frame's meta
    * without a copy; NULL: outputs copied into the meta. */
   GstClinferOutputs *outputs;

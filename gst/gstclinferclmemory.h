@@ -1,8 +1,7 @@
 /* OpenCL-backed video memory: a GstAllocator whose GstMemory wraps a cl_mem
  * of the compiled model's OpenCL context (offered to upstream in the
- * ALLOCATION query), and the import of any video frame as remote tensors
- * the pre-processing kernel reads (the pool's cl_mem as it is, other
- * memory wrapped with CL_MEM_USE_HOST_PTR).
+ * ALLOCATION query); the pre-processing reads it in place
+ * (gstclinferframe.c).
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -45,30 +44,5 @@ G_DECLARE_FINAL_TYPE (GstClinferClAllocator, gst_clinfer_cl_allocator,
  * @context (which must be a GPU context: NULL with @error otherwise). */
 GstAllocator *gst_clinfer_cl_allocator_new (ClinferRemoteContext * context,
     GError ** error);
-
-/* A frame as the pre-processing kernel reads it: per plane a remote
- * tensor (u8, one dimension) whose cl_mem holds the plane at byte @offset
- * with rows @stride bytes apart. */
-typedef struct
-{
-  gint n_planes;
-  ClinferRemoteTensor *tensors[GST_VIDEO_MAX_PLANES];
-  cl_mem mem[GST_VIDEO_MAX_PLANES];     /* of tensors[i], not owned */
-  gsize offset[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  gboolean wrapped;             /* host memory wrapped: @frame is mapped */
-  GstVideoFrame frame;
-} GstClinferClFrame;
-
-/* Imports @buffer (video of @info) into @context without copying: memory
- * of the element's allocator in the same cl_context is used as it is;
- * other memory is mapped for reading and wrapped
- * (clinfer_remote_tensor_new_from_host(), CL_MEM_USE_HOST_PTR). Release
- * with gst_clinfer_cl_frame_release() once the kernels that read it are
- * done. */
-gboolean gst_clinfer_cl_frame_import (GstClinferClFrame * frame,
-    ClinferRemoteContext * context, GstBuffer * buffer,
-    const GstVideoInfo * info, GError ** error);
-void gst_clinfer_cl_frame_release (GstClinferClFrame * frame);
 
 G_END_DECLS

@@ -1,9 +1,10 @@
 /* clinfer OpenCL kernels — pre-processing of a video frame into a model
- * input (the GStreamer element's GPU path, gst/gstclinferpreprocessocl.c):
+ * input (clinfer/preprocess.h on the GPU device,
+ * engine/devices/opencl/ocl-preprocess.c):
  * colour conversion (packed RGB, GRAY8, NV12, I420), bilinear resize
  * through host-made tap tables (stretch, letterbox or crop), mean/scale,
  * channel order, NCHW/NHWC layout and f32/f16/u8 output in one pass. The
- * arithmetic follows the CPU path (gst/gstclinferpreprocesscpu.c) step by
+ * arithmetic follows the host rows (engine/plan/preprocess-host.c) step by
  * step so both give the same values.
  *
  * Built with -DOUT_TYPE=0 (f32), 1 (f16) or 2 (u8). */

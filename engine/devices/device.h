@@ -21,6 +21,7 @@
 #pragma once
 
 #include "plan/plan.h"
+#include "plan/preprocess-host.h"
 #include "ops/custom-ops.h"
 #include <clinfer/remote-tensor.h>
 #include <clinfer/device.h>
@@ -36,6 +37,24 @@ typedef struct {
   const char *config_file;   /* custom-layer XML, or NULL */
 } ClinferDeviceOptions;
 typedef struct _ClinferDeviceRun ClinferDeviceRun;
+typedef struct _ClinferDevicePreprocess ClinferDevicePreprocess;
+
+/* A device's own frame pre-processing (clinfer/preprocess.h), made by the
+ * class entry preprocess_new from the host tables, which it keeps
+ * pointing to (the runtime frees them after @free). */
+struct _ClinferDevicePreprocess {
+  /* (transfer full) A new model input tensor on the device. */
+  ClinferRemoteTensor *(*create_input) (ClinferDevicePreprocess *pp,
+      GError **error);
+  /* Queues the pre-processing of @frame (checked against the tables'
+   * frame info) into @input, holding what it needs of the frame until
+   * done; adds the frame bytes moved to the device to *copied. */
+  gboolean (*run) (ClinferDevicePreprocess *pp, ClinferRemoteTensor *input,
+      const ClinferFrame *frame, guint64 *copied, GError **error);
+  /* Waits for the last run and lets go of its frame. */
+  void (*done) (ClinferDevicePreprocess *pp);
+  void (*free) (ClinferDevicePreprocess *pp);
+};
 
 /**
  * ClinferRunIO:
@@ -120,6 +139,11 @@ struct _ClinferDeviceClass {
    * device class runs (the OpenCL custom-layer XML). May be NULL. */
   gboolean (*add_config_file_ops) (const char *config_file, ClinferOpSet *set,
       GError **error);
+  /* clinfer_preprocess_new() on a model compiled on @context: the
+   * device's pre-processing of frames described by @tables. NULL entry:
+   * the host rows (plan/preprocess-host.c) write a host tensor. */
+  ClinferDevicePreprocess *(*preprocess_new) (ClinferRemoteContext *context,
+      const ClinferPreprocessHost *tables, GError **error);
 };
 
 /* Base initialisation for a device's open(). */

@@ -254,7 +254,7 @@ weighted_nms (Detection * dets, guint n)
 static void
 attach (const GstClinferDecodeContext * ctx, const Detection * d)
 {
-  const GstClinferGeometry *g = ctx->geometry;
+  const ClinferPreprocessGeometry *g = ctx->geometry;
   GValue array = G_VALUE_INIT, v = G_VALUE_INIT;
   GstStructure *s;
   const gchar *label = gst_clinfer_decoder_get_label (ctx, 0);
@@ -265,7 +265,7 @@ attach (const GstClinferDecodeContext * ctx, const Detection * d)
   for (k = 0; k < N_KEYPOINTS; k++) {
     gdouble fx, fy;
 
-    gst_clinfer_geometry_model_to_frame (g,
+    clinfer_preprocess_geometry_model_to_frame (g,
         d->keypoints[2 * k] * g->model_width,
         d->keypoints[2 * k + 1] * g->model_height, &fx, &fy);
     g_value_set_double (&v, fx);
@@ -288,7 +288,7 @@ gboolean
 gst_clinfer_blazeface_decode (const GstClinferDecodeContext * ctx,
     GError ** error)
 {
-  const GstClinferGeometry *g = ctx->geometry;
+  const ClinferPreprocessGeometry *g = ctx->geometry;
   guint n_outputs = gst_clinfer_tensor_meta_get_n_tensors (ctx->meta);
   g_autofree ClinferShape *shapes = g_new0 (ClinferShape, MAX (n_outputs, 1));
   g_autoptr (GArray) dets = NULL;

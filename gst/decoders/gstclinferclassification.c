@@ -41,7 +41,7 @@ gboolean
 gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
     GError ** error)
 {
-  const GstClinferGeometry *g = ctx->geometry;
+  const ClinferPreprocessGeometry *g = ctx->geometry;
   const GstClinferTensor *t =
       gst_clinfer_tensor_meta_get_tensor (ctx->meta, 0);
   gint64 n = t ? (gint64) gst_clinfer_tensor_get_n_elements (t) : 0, i;

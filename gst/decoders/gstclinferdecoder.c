@@ -64,13 +64,13 @@ gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
     const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
     GstStructure * param)
 {
-  const GstClinferGeometry *g = ctx->geometry;
+  const ClinferPreprocessGeometry *g = ctx->geometry;
   GstVideoRegionOfInterestMeta *meta;
   gdouble fx0, fy0, fx1, fy1;
   gint ix0, iy0, ix1, iy1;
 
-  gst_clinfer_geometry_model_to_frame (g, x0, y0, &fx0, &fy0);
-  gst_clinfer_geometry_model_to_frame (g, x1, y1, &fx1, &fy1);
+  clinfer_preprocess_geometry_model_to_frame (g, x0, y0, &fx0, &fy0);
+  clinfer_preprocess_geometry_model_to_frame (g, x1, y1, &fx1, &fy1);
   ix0 = clip_coord (fx0, g->frame_width);
   iy0 = clip_coord (fy0, g->frame_height);
   ix1 = clip_coord (fx1, g->frame_width);

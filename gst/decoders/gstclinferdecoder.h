@@ -15,7 +15,7 @@
 #include <clinfer/clinfer.h>
 
 #include "clinfer/clinfer-tensor-meta.h"
-#include "gstclinferpreprocess.h"
+#include <clinfer/clinfer.h>
 
 G_BEGIN_DECLS
 
@@ -38,7 +38,7 @@ typedef enum
 typedef struct
 {
   GstBuffer *buffer;            /* writable; gets the ROI metas */
-  const GstClinferGeometry *geometry;
+  const ClinferPreprocessGeometry *geometry;
   /* The outputs of this frame's inference (the meta the element attached,
    * not an upstream element's) */
   const GstClinferTensorMeta *meta;

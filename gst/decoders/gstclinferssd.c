@@ -46,7 +46,7 @@ gst_clinfer_ssd_check (ClinferCompiled * compiled, GError ** error)
 gboolean
 gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx, GError ** error)
 {
-  const GstClinferGeometry *g = ctx->geometry;
+  const ClinferPreprocessGeometry *g = ctx->geometry;
   const GstClinferTensor *t =
       gst_clinfer_tensor_meta_get_tensor (ctx->meta, 0);
   ClinferShape shape;

@@ -3,6 +3,7 @@
  * runs, and preparing a plan (kernels built per step, constants uploaded
  * once). The executor is in ocl-run.c. */
 #include "devices/opencl/ocl-custom.h"
+#include "devices/opencl/ocl-preprocess.h"
 #include <omp.h>
 #include <string.h>
 
@@ -253,6 +254,7 @@ const ClinferDeviceClass clinfer_opencl_device_class = {
   .fuses_eltwise_chains = TRUE,
   .get_program = clinfer_ocl_remote_program,
   .add_config_file_ops = clinfer_ocl_custom_add_ops,
+  .preprocess_new = clinfer_ocl_preprocess_new,
 };
 
 /* ---------------------------------------------------------------- */

@@ -42,5 +42,6 @@
 #include <clinfer/request.h>
 #include <clinfer/device.h>
 #include <clinfer/remote-tensor.h>
+#include <clinfer/preprocess.h>
 #include <clinfer/npy.h>
 #include <clinfer/version.h>

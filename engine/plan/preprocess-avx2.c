@@ -1,4 +1,4 @@
-/* Pre-processing rows for x86-64 CPUs with AVX2 + FMA: 8 model pixels per
+/* clinfer — pre-processing rows for x86-64 CPUs with AVX2 + FMA: 8 model pixels per
  * register. The two horizontal taps of a column are neighbouring frame
  * pixels (or the second has weight 0), so one 8-byte read at the first tap
  * holds both; 8 columns' reads fill two registers, one byte shuffle per
@@ -9,20 +9,16 @@
  * and most TFLite-born models) have rows of their own, row_packed_nhwc(),
  * which compute the 24 interleaved values where they are stored instead
  * of transposing 3 x 8 channel values. Compiled with -mavx2 -mfma and
- * only called after gst_clinfer_preprocess_avx2_available() said yes.
- * Same arithmetic
- * as the portable loop of gstclinferpreprocesscpu.c (YUV interpolated,
+ * only called when the engine's ISA dispatch chose AVX2 (the tables'
+ * isa). Same arithmetic as the portable loop of preprocess-host.c (YUV
+ * interpolated,
  * then converted), up to rounding. (vpgatherdq for the 8-byte reads was
  * slower on AMD Zen 3: see docs/performance.md.)
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
-#include "gstclinferpreprocesscpu.h"
+#include "plan/preprocess-host.h"
 
 #include <immintrin.h>
 #include <math.h>
@@ -83,24 +79,6 @@ clamp_255 (__m256 v)
       _mm256_set1_ps (255.f));
 }
 
-static inline void
-store_value (ClinferElementType type, gpointer data, gsize index,
-    gfloat value)
-{
-  switch (type) {
-    case CLINFER_TYPE_F16:
-      ((guint16 *) data)[index] = clinfer_float_to_half (value);
-      break;
-    case CLINFER_TYPE_U8:
-      ((guint8 *) data)[index] = (guint8) CLAMP (lrintf (value), 0, 255);
-      break;
-    case CLINFER_TYPE_F32:
-    default:
-      ((gfloat *) data)[index] = value;
-      break;
-  }
-}
-
 /* Stores 8 pixels of 3 channels (@c0, @c1, @c2: model channels 0, 1, 2) as 24
  * interleaved floats (NHWC). In each 128-bit lane (pixels 0-3, then 4-7)
  * rotated copies of the channels are blended into c0 c1 c2 c0 | c1 c2 c0
@@ -129,8 +107,8 @@ typedef struct
 } Rows;
 
 static void
-get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
-    const Tap * ty, Rows * r)
+get_rows (const ClinferPreprocessHost * self, const ClinferFrame * frame,
+    const ClinferPreprocessTap * ty, Rows * r)
 {
   gint k;
 
@@ -138,17 +116,14 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
     gint y = k == 0 ? ty->i0 : ty->i1;
     const guint8 *c1;
 
-    r->p[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 0)
-        + (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+    r->p[k] = frame->data[0] + (gsize) y * frame->stride[0];
     r->u[k] = r->v[k] = NULL;
     if (self->family != FAMILY_NV12 && self->family != FAMILY_I420)
       continue;
-    c1 = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
-        + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
+    c1 = frame->data[1] + (gsize) (y / 2) * frame->stride[1];
     r->u[k] = c1;
     r->v[k] = self->family == FAMILY_NV12 ? c1
-        : (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2)
-        + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2);
+        : frame->data[2] + (gsize) (y / 2) * frame->stride[2];
   }
 }
 
@@ -169,7 +144,7 @@ prefetch_columns (const guint8 * row, gint32 offset, gint n_lines)
 /* R, G, B (0..255) of 8 columns from @u. Always inlined with a constant
  * @family, so each family gets its own loop. */
 static G_ALWAYS_INLINE inline void
-columns_rgb (const GstClinferPreprocessCpu * self, FormatFamily family,
+columns_rgb (const ClinferPreprocessHost * self, ClinferFrameFamily family,
     const Rows * r, const __m256i mask[3], gint u, __m256 fy, __m256 rgb[3])
 {
   __m256 fx = _mm256_loadu_ps (self->x_weight + u);
@@ -220,10 +195,10 @@ columns_rgb (const GstClinferPreprocessCpu * self, FormatFamily family,
 /* Columns [simd_begin, simd_end) of model row @v for frames of @family
  * (a constant in each caller). */
 static G_ALWAYS_INLINE inline void
-row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
+row_family (const ClinferPreprocessHost * self, ClinferFrameFamily family,
     const Rows * rows, const Rows * next, gint v, gpointer data)
 {
-  const GstClinferPreprocessConfig *cfg = &self->parent.config;
+  const ClinferPreprocessConfig *cfg = &self->config;
   /* Locals, so that stores into the tensor cannot make the compiler
    * reload them from *self. */
   const ClinferElementType type = cfg->type;
@@ -278,8 +253,8 @@ row_family (const GstClinferPreprocessCpu * self, FormatFamily family,
         _mm256_storeu_ps (vals[c], rgb[c]);
       for (k = 0; k < 8; k++)
         for (c = 0; c < 3; c++)
-          store_value (type, data, index + k * step + self->channel_offset[c],
-              vals[c][k]);
+          clinfer_preprocess_store (type, data,
+              index + k * step + self->channel_offset[c], vals[c][k]);
     }
   }
 }
@@ -335,7 +310,7 @@ packed_taps (const guint8 * row, const gint32 * off,
  * bytes. Always inlined with a constant @n_lines where it is small, so
  * the prefetches unroll. */
 static G_ALWAYS_INLINE inline void
-row_packed_nhwc_lines (const GstClinferPreprocessCpu * self,
+row_packed_nhwc_lines (const ClinferPreprocessHost * self,
     const Rows * rows, const Rows * next, gint v, gfloat * data, gint n_lines)
 {
   const gint end = self->simd_end;
@@ -358,7 +333,7 @@ row_packed_nhwc_lines (const GstClinferPreprocessCpu * self,
     inv[r] = _mm256_loadu_ps (self->nhwc_inv + 8 * r);
     bias[r] = _mm256_loadu_ps (self->nhwc_bias + 8 * r);
   }
-  out = data + ((gsize) v * self->parent.config.width + self->simd_begin) * 3;
+  out = data + ((gsize) v * self->config.width + self->simd_begin) * 3;
   for (u = self->simd_begin; u < end; u += 8, out += 24) {
     __m256 fx[3], h0[3], h1[3];
 
@@ -377,7 +352,7 @@ row_packed_nhwc_lines (const GstClinferPreprocessCpu * self,
 }
 
 static void
-row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
+row_packed_nhwc (const ClinferPreprocessHost * self, const Rows * rows,
     const Rows * next, gint v, gfloat * data)
 {
   switch (self->prefetch_lines) {
@@ -413,10 +388,10 @@ row_packed_nhwc (const GstClinferPreprocessCpu * self, const Rows * rows,
 }
 
 void
-gst_clinfer_preprocess_avx2_row (const GstClinferPreprocessCpu * self,
-    const GstVideoFrame * frame, gint v, gpointer data)
+clinfer_preprocess_avx2_row (const ClinferPreprocessHost * self,
+    const ClinferFrame * frame, gint v, gpointer data)
 {
-  const Tap *next_tap = v + 1 < self->parent.config.height
+  const ClinferPreprocessTap *next_tap = v + 1 < self->config.height
       ? &self->ytaps[v + 1] : NULL;
   Rows rows, next_rows, *next = NULL;
 

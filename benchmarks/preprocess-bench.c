@@ -1,5 +1,5 @@
-/* Times the CPU pre-processing of the clinfer element in process, without
- * a pipeline: 1280x720 (or --width x --height) BGRx frames into the
+/* Times the engine's host pre-processing (clinfer/preprocess.h; what the
+ * clinfer element runs on the CPU device), without a pipeline: 1280x720 (or --width x --height) BGRx frames into the
  * BlazeFace input (NHWC f32 [1, 128, 128, 3], stretch, mean and scale
  * 127.5, one thread), thread CPU time per frame, the general AVX2 rows
  * (row_family()) against the packed RGB to NHWC rows, rounds alternating,
@@ -16,8 +16,8 @@
  *       [--width W] [--height H]
  *
  * Registered as a meson benchmark: meson test -C build --benchmark
- * --suite element. */
-#include "preprocess-direct.h"
+ * --suite preprocess. */
+#include "plan/preprocess-host.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,9 +34,10 @@ thread_cpu_us (void)
 
 typedef struct
 {
-  GstClinferPreprocessCpu *pp;
+  ClinferPreprocessHost *pp;
+  ClinferTensor *input;
   ClinferRequest *request;      /* NULL: no model */
-  GstBuffer *frame;
+  ClinferFrame frame;
   guint8 *evict;
   gsize evict_size;
 } Bench;
@@ -66,9 +67,9 @@ time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
     if (b->evict_size > 0)
       memset (b->evict, i, b->evict_size);
     t0 = thread_cpu_us ();
-    if (path != PATH_NONE
-        && !gst_clinfer_preprocess_run (&b->pp->parent, b->frame, &error))
-      goto failed;
+    if (path != PATH_NONE)
+      clinfer_preprocess_host_run (b->pp, &b->frame,
+          clinfer_tensor_get_data (b->input));
     t1 = thread_cpu_us ();
     if (b->request != NULL && !clinfer_request_infer (b->request, &error))
       goto failed;
@@ -132,8 +133,13 @@ main (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = NULL;
   GError *error = NULL;
-  GstVideoInfo info;
-  GstMapInfo map;
+  ClinferFrameInfo info = { CLINFER_PIXEL_FORMAT_BGRX };
+  ClinferPreprocessConfig cfg = { CLINFER_RESIZE_STRETCH, CLINFER_LAYOUT_NHWC,
+    CLINFER_TYPE_F32, 128, 128, 3, {127.5f, 127.5f, 127.5f},
+    {127.5f, 127.5f, 127.5f}, FALSE, 1
+  };
+  ClinferShape shape = { 4, {1, 128, 128, 3} };
+  g_autofree guint8 *frame_data = NULL;
   Bench b = { 0 };
   gsize size, i;
   gint first = PATH_GENERAL, last = PATH_GENERAL;
@@ -142,7 +148,6 @@ main (int argc, char **argv)
 
   ctx = g_option_context_new ("- time the clinfer CPU pre-processing");
   g_option_context_add_main_entries (ctx, entries, NULL);
-  g_option_context_add_group (ctx, gst_init_get_option_group ());
   if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
     g_printerr ("%s\n", error->message);
     return 2;
@@ -153,19 +158,24 @@ main (int argc, char **argv)
     return 2;
   }
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, width, height);
-  b.frame = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
-  gst_buffer_map (b.frame, &map, GST_MAP_WRITE);
-  for (i = 0; i < map.size; i++)
-    map.data[i] = (guint8) ((i * 2654435761u) >> 13);
-  gst_buffer_unmap (b.frame, &map);
+  info.width = width;
+  info.height = height;
+  size = (gsize) width * height * 4;
+  frame_data = g_malloc (size);
+  for (i = 0; i < size; i++)
+    frame_data[i] = (guint8) ((i * 2654435761u) >> 13);
+  b.frame.data[0] = frame_data;
+  b.frame.stride[0] = width * 4;
 
-  b.pp = test_preprocess_cpu_new (&info, 128, 128, TRUE,
-      GST_CLINFER_RESIZE_STRETCH, 127.5f, 127.5f, FALSE, &error);
+  b.pp = clinfer_preprocess_host_new (&info, &cfg, clinfer_cpu_isa_detect (),
+      &error);
   if (b.pp == NULL)
     goto failed;
+  b.input = clinfer_tensor_new (CLINFER_TYPE_F32, &shape, &error);
+  if (b.input == NULL)
+    goto failed;
   if (model != NULL) {
-    b.request = make_request (model, b.pp->input, &error);
+    b.request = make_request (model, b.input, &error);
     if (b.request == NULL)
       goto failed;
     first = PATH_NONE;
@@ -188,9 +198,9 @@ main (int argc, char **argv)
       pre[path] = MIN (pre[path], p);
       infer[path] = MIN (infer[path], t);
       if (path == PATH_GENERAL && general_out == NULL)
-        general_out = g_memdup2 (clinfer_tensor_get_data (b.pp->input), size);
+        general_out = g_memdup2 (clinfer_tensor_get_data (b.input), size);
       if (path == PATH_PACKED && memcmp (general_out,
-              clinfer_tensor_get_data (b.pp->input), size) != 0) {
+              clinfer_tensor_get_data (b.input), size) != 0) {
         g_printerr ("packed NHWC rows differ from the general rows\n");
         return 1;
       }
@@ -215,8 +225,8 @@ main (int argc, char **argv)
         "CLINFER_CPU_ISA=generic)\n");
 
   g_clear_pointer (&b.request, clinfer_request_free);
-  gst_clinfer_preprocess_free (&b.pp->parent);
-  gst_buffer_unref (b.frame);
+  clinfer_preprocess_host_free (b.pp);
+  clinfer_tensor_unref (b.input);
   g_free (b.evict);
   return 0;
 

@@ -1,16 +1,13 @@
-/* Pre-processing on the CPU: colour conversion, bilinear resize (stretch,
- * letterbox or crop), mean/scale, channel order, NCHW/NHWC layout and
- * f32/f16/u8 output in one pass over the model input, rows split over
- * OpenMP threads (the engine's thread runtime).
+/* clinfer — pre-processing on the host: colour conversion, bilinear
+ * resize (stretch, letterbox or crop), mean/scale, channel order,
+ * NCHW/NHWC layout and f32/f16/u8 output in one pass over the model
+ * input, rows split over OpenMP threads (the engine's thread runtime).
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
  */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
-#include "gstclinferpreprocesscpu.h"
+#include "plan/preprocess-host.h"
+#include <clinfer/error.h>
 
 #include <math.h>
 #include <string.h>
@@ -18,24 +15,15 @@
 /* Below this many model pixels threads cost more than they save. */
 #define PARALLEL_MIN_PIXELS 4096
 
-static gboolean gst_clinfer_preprocess_cpu_bind (GstClinferPreprocess * pp,
-    ClinferRequest * request, guint index, GError ** error);
-static gboolean gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp,
-    GstBuffer * buffer, GError ** error);
-static void gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp);
+/* Model sizes and frame sizes up to this many pixels a side: the taps
+ * and offsets are 32-bit. */
+#define MAX_SIDE 32768
 
-static const GstClinferPreprocessFuncs cpu_funcs = {
-  "cpu",
-  gst_clinfer_preprocess_cpu_bind,
-  gst_clinfer_preprocess_cpu_run,
-  gst_clinfer_preprocess_cpu_free,
-};
-
-static Tap *
+static ClinferPreprocessTap *
 make_taps (gint n, gint dst_start, gint dst_len, gdouble src_start,
     gdouble src_len, gint src_size)
 {
-  Tap *taps = g_new (Tap, n);
+  ClinferPreprocessTap *taps = g_new (ClinferPreprocessTap, n);
   gdouble ratio = src_len / dst_len;
   gint i;
 
@@ -59,19 +47,43 @@ make_taps (gint n, gint dst_start, gint dst_len, gdouble src_start,
   return taps;
 }
 
+/* Kr and Kb of @matrix (BT.601 for values out of range). */
 static void
-setup_yuv (GstClinferPreprocessCpu * self, const GstVideoInfo * vinfo)
+matrix_kr_kb (ClinferColorMatrix matrix, gdouble * kr, gdouble * kb)
 {
-  const GstVideoColorimetry *cm = &GST_VIDEO_INFO_COLORIMETRY (vinfo);
+  switch (matrix) {
+    case CLINFER_COLOR_MATRIX_BT709:
+      *kr = 0.2126;
+      *kb = 0.0722;
+      return;
+    case CLINFER_COLOR_MATRIX_BT2020:
+      *kr = 0.2627;
+      *kb = 0.0593;
+      return;
+    case CLINFER_COLOR_MATRIX_SMPTE240M:
+      *kr = 0.212;
+      *kb = 0.087;
+      return;
+    case CLINFER_COLOR_MATRIX_FCC:
+      *kr = 0.30;
+      *kb = 0.11;
+      return;
+    case CLINFER_COLOR_MATRIX_BT601:
+    default:
+      *kr = 0.299;
+      *kb = 0.114;
+      return;
+  }
+}
+
+static void
+setup_yuv (ClinferPreprocessHost * self, const ClinferFrameInfo * info)
+{
   gdouble kr, kb, kg;
 
-  if (!gst_video_color_matrix_get_Kr_Kb (cm->matrix, &kr, &kb)) {
-    /* RGB or unknown matrix on a YUV frame: BT.601, as videoconvert does. */
-    kr = 0.299;
-    kb = 0.114;
-  }
+  matrix_kr_kb (info->matrix, &kr, &kb);
   kg = 1.0 - kr - kb;
-  if (cm->range == GST_VIDEO_COLOR_RANGE_0_255) {
+  if (info->full_range) {
     self->y_offset = 0;
     self->y_scale = 1;
     self->c_scale = 1;
@@ -86,21 +98,7 @@ setup_yuv (GstClinferPreprocessCpu * self, const GstVideoInfo * vinfo)
   self->gv = -2.0 * kr * (1.0 - kr) / kg;
 }
 
-#ifdef GST_CLINFER_HAVE_AVX2
-gboolean
-gst_clinfer_preprocess_avx2_available (void)
-{
-  const gchar *isa = g_getenv ("CLINFER_CPU_ISA");
-
-  /* The engine's switch for its own kernels applies here too. */
-  if (isa != NULL && g_ascii_strcasecmp (isa, "generic") == 0)
-    return FALSE;
-  __builtin_cpu_init ();
-  return __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma");
-}
-#endif
-
-#ifdef GST_CLINFER_HAVE_AVX2
+#ifdef CLINFER_HAVE_PREPROCESS_AVX2
 /* Shuffle of sample bytes @first and @second of both 8-byte reads of a
  * 128-bit lane into four zero-extended 32-bit words, in both lanes. */
 static void
@@ -123,10 +121,10 @@ set_simd_mask (guint8 mask[32], gint first, gint second)
  * first columns of which are lane_column[]; each lane's 4 values belong
  * to those two columns only. */
 static void
-setup_packed_nhwc (GstClinferPreprocessCpu * self)
+setup_packed_nhwc (ClinferPreprocessHost * self)
 {
   static const gint lane_column[3][2] = { {0, 1}, {2, 4}, {5, 6} };
-  const GstClinferPreprocessConfig *cfg = &self->parent.config;
+  const ClinferPreprocessConfig *cfg = &self->config;
   gint byte_of_channel[3], comp_of_channel[3], r, l, d, k, u;
 
   if (self->family != FAMILY_PACKED_RGB || cfg->type != CLINFER_TYPE_F32
@@ -163,7 +161,7 @@ setup_packed_nhwc (GstClinferPreprocessCpu * self)
  * touch in a frame row, for any alignment of the row: the span of the
  * reads, rounded up to lines, plus one for a span straddling a line. */
 static gint
-simd_prefetch_lines (const GstClinferPreprocessCpu * self)
+simd_prefetch_lines (const ClinferPreprocessHost * self)
 {
   gint u, n = 1;
 
@@ -180,18 +178,18 @@ simd_prefetch_lines (const GstClinferPreprocessCpu * self)
  * rectangle on, whose 8-byte reads at the first tap (plane 0 and chroma)
  * stay inside the frame's rows, rounded down to a multiple of 8. */
 static void
-setup_simd (GstClinferPreprocessCpu * self)
+setup_simd (ClinferPreprocessHost * self)
 {
-#ifdef GST_CLINFER_HAVE_AVX2
-  const GstClinferPreprocessConfig *cfg = &self->parent.config;
-  const GstClinferGeometry *g = &self->parent.geometry;
+#ifdef CLINFER_HAVE_PREPROCESS_AVX2
+  const ClinferPreprocessConfig *cfg = &self->config;
+  const ClinferPreprocessGeometry *g = &self->geometry;
   gint w = cfg->width, frame_w = g->frame_width, u, end, c;
   gboolean yuv = self->family == FAMILY_NV12 || self->family == FAMILY_I420;
   gint cps = self->family == FAMILY_NV12 ? 2 : 1;
   gint64 row_bytes = (gint64) frame_w * self->pixel_stride;
   gint64 chroma_bytes = (gint64) ((frame_w + 1) / 2) * cps;
 
-  if (cfg->channels != 3 || !gst_clinfer_preprocess_avx2_available ())
+  if (cfg->channels != 3 || self->isa < CLINFER_CPU_ISA_AVX2)
     return;
   self->x_offset = g_new0 (gint32, w);
   self->c_offset = g_new0 (gint32, w);
@@ -199,7 +197,7 @@ setup_simd (GstClinferPreprocessCpu * self)
   self->c_weight = g_new0 (gfloat, w);
   end = g->dst_x;
   for (u = g->dst_x; u < g->dst_x + g->dst_w; u++) {
-    const Tap *t = &self->xtaps[u];
+    const ClinferPreprocessTap *t = &self->xtaps[u];
     gint64 x0 = (gint64) t->i0 * self->pixel_stride;
     gint64 c0 = (gint64) (t->i0 / 2) * cps, c1 = (gint64) (t->i1 / 2) * cps;
 
@@ -243,52 +241,173 @@ setup_simd (GstClinferPreprocessCpu * self)
 #endif
 }
 
-GstClinferPreprocess *
-gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
-    GError ** error)
+/* Byte offsets of R, G, B and bytes per pixel of the packed RGB
+ * formats, in ClinferPixelFormat order. */
+static const struct
 {
-  GstClinferPreprocessCpu *self;
-  const GstVideoInfo *vinfo = &config->vinfo;
-  const GstClinferGeometry *g;
+  gint comp[3], pixel_stride;
+} packed_formats[] = {
+  [CLINFER_PIXEL_FORMAT_RGB] = {{0, 1, 2}, 3},
+  [CLINFER_PIXEL_FORMAT_BGR] = {{2, 1, 0}, 3},
+  [CLINFER_PIXEL_FORMAT_RGBX] = {{0, 1, 2}, 4},
+  [CLINFER_PIXEL_FORMAT_BGRX] = {{2, 1, 0}, 4},
+  [CLINFER_PIXEL_FORMAT_XRGB] = {{1, 2, 3}, 4},
+  [CLINFER_PIXEL_FORMAT_XBGR] = {{3, 2, 1}, 4},
+  [CLINFER_PIXEL_FORMAT_RGBA] = {{0, 1, 2}, 4},
+  [CLINFER_PIXEL_FORMAT_BGRA] = {{2, 1, 0}, 4},
+  [CLINFER_PIXEL_FORMAT_ARGB] = {{1, 2, 3}, 4},
+  [CLINFER_PIXEL_FORMAT_ABGR] = {{3, 2, 1}, 4},
+};
+
+int
+clinfer_pixel_format_n_planes (ClinferPixelFormat format)
+{
+  switch (format) {
+    case CLINFER_PIXEL_FORMAT_NV12:
+      return 2;
+    case CLINFER_PIXEL_FORMAT_I420:
+      return 3;
+    default:
+      return 1;
+  }
+}
+
+/* Bytes of one row of plane @plane and the plane's rows. */
+static void
+plane_extent (const ClinferFrameInfo * info, int plane, gsize * row_bytes,
+    gint * rows)
+{
+  gsize w = (gsize) info->width, half_w = (w + 1) / 2;
+
+  *rows = plane == 0 ? info->height : (info->height + 1) / 2;
+  switch (info->format) {
+    case CLINFER_PIXEL_FORMAT_GRAY8:
+      *row_bytes = w;
+      break;
+    case CLINFER_PIXEL_FORMAT_NV12:
+      *row_bytes = plane == 0 ? w : half_w * 2;
+      break;
+    case CLINFER_PIXEL_FORMAT_I420:
+      *row_bytes = plane == 0 ? w : half_w;
+      break;
+    default:
+      *row_bytes = w * packed_formats[info->format].pixel_stride;
+      break;
+  }
+}
+
+gsize
+clinfer_frame_plane_size (const ClinferFrameInfo * info, int plane,
+    int stride)
+{
+  gsize row_bytes;
+  gint rows;
+
+  plane_extent (info, plane, &row_bytes, &rows);
+  return (gsize) stride * (gsize) (rows - 1) + row_bytes;
+}
+
+gboolean
+clinfer_frame_check (const ClinferFrameInfo * info, const ClinferFrame * frame,
+    gboolean host, GError ** error)
+{
+  gint n = clinfer_pixel_format_n_planes (info->format), p, rows;
+  gsize row_bytes;
+
+  for (p = 0; p < n; p++) {
+    plane_extent (info, p, &row_bytes, &rows);
+    if (frame->data[p] == NULL && (host || frame->remote[p] == NULL)) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "frame plane %d: no %s", p, host ? "host data (this "
+          "pre-processing reads host memory only)" : "data or remote tensor");
+      return FALSE;
+    }
+    if (frame->stride[p] <= 0 || (gsize) frame->stride[p] < row_bytes) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "frame plane %d: stride %d is less than a row (%" G_GSIZE_FORMAT
+          " bytes)", p, frame->stride[p], row_bytes);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+check_config (const ClinferFrameInfo * info,
+    const ClinferPreprocessConfig * config, GError ** error)
+{
+  const gchar *what = NULL;
   gint c;
 
-  self = g_new0 (GstClinferPreprocessCpu, 1);
-  self->parent.funcs = &cpu_funcs;
-  self->parent.config = *config;
-  gst_clinfer_geometry_init (&self->parent.geometry,
-      GST_VIDEO_INFO_WIDTH (vinfo), GST_VIDEO_INFO_HEIGHT (vinfo),
-      config->width, config->height, config->resize_method);
-  g = &self->parent.geometry;
+  if ((guint) info->format > CLINFER_PIXEL_FORMAT_I420)
+    what = "frame format: not a ClinferPixelFormat";
+  else if (info->width < 1 || info->height < 1 || info->width > MAX_SIDE
+      || info->height > MAX_SIDE)
+    what = "frame size: expected 1 to 32768 pixels a side";
+  else if (config->width < 1 || config->height < 1
+      || config->width > MAX_SIDE || config->height > MAX_SIDE)
+    what = "model input size: expected 1 to 32768 pixels a side";
+  else if (config->channels != 1 && config->channels != 3)
+    what = "channels: expected 1 or 3";
+  else if (config->type != CLINFER_TYPE_F32 && config->type != CLINFER_TYPE_F16
+      && config->type != CLINFER_TYPE_U8)
+    what = "type: expected f32, f16 or u8";
+  else if ((guint) config->layout > CLINFER_LAYOUT_NHWC)
+    what = "layout: expected NCHW or NHWC";
+  else if ((guint) config->resize > CLINFER_RESIZE_CROP)
+    what = "resize: not a ClinferResizeMethod";
+  for (c = 0; what == NULL && c < config->channels; c++)
+    if (config->scale[c] == 0.f || !isfinite (config->scale[c])
+        || !isfinite (config->mean[c]))
+      what = "mean/scale: expected finite values and a scale other than 0";
+  if (what == NULL)
+    return TRUE;
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+      "pre-processing %dx%d frames into %dx%dx%d: %s", info->width,
+      info->height, config->channels, config->height, config->width, what);
+  return FALSE;
+}
 
-  switch (GST_VIDEO_INFO_FORMAT (vinfo)) {
-    case GST_VIDEO_FORMAT_GRAY8:
+ClinferPreprocessHost *
+clinfer_preprocess_host_new (const ClinferFrameInfo * info,
+    const ClinferPreprocessConfig * config, ClinferCpuIsa isa,
+    GError ** error)
+{
+  ClinferPreprocessHost *self;
+  const ClinferPreprocessGeometry *g;
+  gint c;
+
+  if (!check_config (info, config, error))
+    return NULL;
+  self = g_new0 (ClinferPreprocessHost, 1);
+  self->frame = *info;
+  self->config = *config;
+  self->isa = MIN (isa, CLINFER_CPU_ISA_AVX2);
+  clinfer_preprocess_geometry_init (&self->geometry, info->width,
+      info->height, config->width, config->height, config->resize);
+  g = &self->geometry;
+
+  switch (info->format) {
+    case CLINFER_PIXEL_FORMAT_GRAY8:
       /* comp_offset all 0: the AVX2 rows read it as packed RGB. */
       self->family = FAMILY_GRAY;
       self->pixel_stride = 1;
       break;
-    case GST_VIDEO_FORMAT_NV12:
+    case CLINFER_PIXEL_FORMAT_NV12:
       self->family = FAMILY_NV12;
       self->pixel_stride = 1;   /* of the Y plane */
-      setup_yuv (self, vinfo);
+      setup_yuv (self, info);
       break;
-    case GST_VIDEO_FORMAT_I420:
+    case CLINFER_PIXEL_FORMAT_I420:
       self->family = FAMILY_I420;
       self->pixel_stride = 1;
-      setup_yuv (self, vinfo);
+      setup_yuv (self, info);
       break;
     default:
-      if (!GST_VIDEO_INFO_IS_RGB (vinfo) || GST_VIDEO_INFO_N_PLANES (vinfo) != 1
-          || GST_VIDEO_INFO_COMP_DEPTH (vinfo, 0) != 8) {
-        g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
-            "video format %s is not supported by the CPU pre-processing",
-            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (vinfo)));
-        g_free (self);
-        return NULL;
-      }
       self->family = FAMILY_PACKED_RGB;
       for (c = 0; c < 3; c++)
-        self->comp_offset[c] = GST_VIDEO_INFO_COMP_POFFSET (vinfo, c);
-      self->pixel_stride = GST_VIDEO_INFO_COMP_PSTRIDE (vinfo, 0);
+        self->comp_offset[c] = packed_formats[info->format].comp[c];
+      self->pixel_stride = packed_formats[info->format].pixel_stride;
       break;
   }
 
@@ -305,21 +424,32 @@ gst_clinfer_preprocess_cpu_new (const GstClinferPreprocessConfig * config,
       ch = 0;
     self->mean[c] = config->mean[ch];
     self->inv_scale[c] = 1.0f / config->scale[ch];
-    self->channel_offset[c] = config->layout == GST_CLINFER_LAYOUT_NCHW
+    self->channel_offset[c] = config->layout == CLINFER_LAYOUT_NCHW
         ? (gsize) ch * config->width * config->height : (gsize) ch;
   }
-  self->pixel_step = config->layout == GST_CLINFER_LAYOUT_NCHW ? 1
+  self->pixel_step = config->layout == CLINFER_LAYOUT_NCHW ? 1
       : (gsize) config->channels;
   setup_simd (self);
-  return &self->parent;
+  if (!self->use_simd)
+    self->isa = CLINFER_CPU_ISA_GENERIC;
+  return self;
 }
 
-static void
-gst_clinfer_preprocess_cpu_free (GstClinferPreprocess * pp)
+gboolean
+clinfer_preprocess_host_has_avx2 (void)
 {
-  GstClinferPreprocessCpu *self = (GstClinferPreprocessCpu *) pp;
+#ifdef CLINFER_HAVE_PREPROCESS_AVX2
+  return clinfer_cpu_isa_detect () >= CLINFER_CPU_ISA_AVX2;
+#else
+  return FALSE;
+#endif
+}
 
-  g_clear_pointer (&self->input, clinfer_tensor_unref);
+void
+clinfer_preprocess_host_free (ClinferPreprocessHost * self)
+{
+  if (self == NULL)
+    return;
   g_free (self->xtaps);
   g_free (self->ytaps);
   g_free (self->x_offset);
@@ -349,7 +479,7 @@ typedef struct
  * frames, which are converted after interpolation (finish_yuv()). Always
  * inlined into one loop per format family, so the switch disappears. */
 static G_ALWAYS_INLINE inline void
-fetch_samples (const GstClinferPreprocessCpu * self, FormatFamily family,
+fetch_samples (const ClinferPreprocessHost * self, ClinferFrameFamily family,
     const Rows * r, gint k, gint x, gfloat s[3])
 {
   const guint8 *p;
@@ -380,7 +510,7 @@ fetch_samples (const GstClinferPreprocessCpu * self, FormatFamily family,
  * conversion is exact (the conversion is affine) except for clamping,
  * which happens once, here. */
 static inline void
-finish_yuv (const GstClinferPreprocessCpu * self, gfloat px[3])
+finish_yuv (const ClinferPreprocessHost * self, gfloat px[3])
 {
   gfloat yy = (px[0] - self->y_offset) * self->y_scale;
   gfloat u = (px[1] - 128.f) * self->c_scale;
@@ -395,7 +525,7 @@ finish_yuv (const GstClinferPreprocessCpu * self, gfloat px[3])
  * the GRAY8 value, or the raw Y of YUV frames (expanded to full range after
  * interpolation). */
 static G_ALWAYS_INLINE inline gfloat
-fetch_gray (const GstClinferPreprocessCpu * self, FormatFamily family,
+fetch_gray (const ClinferPreprocessHost * self, ClinferFrameFamily family,
     const Rows * r, gint k, gint x)
 {
   gfloat s[3];
@@ -410,43 +540,23 @@ fetch_gray (const GstClinferPreprocessCpu * self, FormatFamily family,
   }
 }
 
-static G_ALWAYS_INLINE inline void
-store (ClinferElementType type, gpointer data, gsize index, gfloat value)
-{
-  switch (type) {
-    case CLINFER_TYPE_F16:
-      ((guint16 *) data)[index] = clinfer_float_to_half (value);
-      break;
-    case CLINFER_TYPE_U8:
-      ((guint8 *) data)[index] = (guint8) CLAMP (lrintf (value), 0, 255);
-      break;
-    case CLINFER_TYPE_F32:
-    default:
-      ((gfloat *) data)[index] = value;
-      break;
-  }
-}
-
 static void
-get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
-    const Tap * ty, Rows * r)
+get_rows (const ClinferPreprocessHost * self, const ClinferFrame * frame,
+    const ClinferPreprocessTap * ty, Rows * r)
 {
-  const guint8 *plane0 = GST_VIDEO_FRAME_PLANE_DATA (frame, 0);
-  gsize stride0 = GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0);
+  const guint8 *plane0 = frame->data[0];
+  gsize stride0 = (gsize) frame->stride[0];
   gint k, y;
 
   for (k = 0; k < 2; k++) {
     y = k == 0 ? ty->i0 : ty->i1;
     r->p[k] = plane0 + (gsize) y * stride0;
     if (self->family == FAMILY_NV12) {
-      r->u[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
-          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
+      r->u[k] = frame->data[1] + (gsize) (y / 2) * frame->stride[1];
       r->v[k] = r->u[k] + 1;
     } else if (self->family == FAMILY_I420) {
-      r->u[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 1)
-          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 1);
-      r->v[k] = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, 2)
-          + (gsize) (y / 2) * GST_VIDEO_FRAME_PLANE_STRIDE (frame, 2);
+      r->u[k] = frame->data[1] + (gsize) (y / 2) * frame->stride[1];
+      r->v[k] = frame->data[2] + (gsize) (y / 2) * frame->stride[2];
     } else {
       r->u[k] = r->v[k] = NULL;
     }
@@ -456,12 +566,12 @@ get_rows (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
 /* One model row; @family and @type are constants in each caller, so the
  * compiler makes one loop per format family and element type. */
 static G_ALWAYS_INLINE inline void
-process_row_family (const GstClinferPreprocessCpu * self,
-    const GstVideoFrame * frame, gint v, gpointer data, gint u_begin,
-    gint u_end, FormatFamily family, ClinferElementType type)
+process_row_family (const ClinferPreprocessHost * self,
+    const ClinferFrame * frame, gint v, gpointer data, gint u_begin,
+    gint u_end, ClinferFrameFamily family, ClinferElementType type)
 {
-  const GstClinferPreprocessConfig *cfg = &self->parent.config;
-  const Tap *ty = &self->ytaps[v];
+  const ClinferPreprocessConfig *cfg = &self->config;
+  const ClinferPreprocessTap *ty = &self->ytaps[v];
   gint w = cfg->width, u, k;
   gboolean gray = cfg->channels == 1;
   gsize index = ((gsize) v * w + u_begin) * self->pixel_step;
@@ -471,7 +581,7 @@ process_row_family (const GstClinferPreprocessCpu * self,
     get_rows (self, frame, ty, &rows);
 
   for (u = u_begin; u < u_end; u++, index += self->pixel_step) {
-    const Tap *tx = &self->xtaps[u];
+    const ClinferPreprocessTap *tx = &self->xtaps[u];
     gfloat px[3] = { 0, 0, 0 };
 
     if (tx->i0 >= 0 && ty->i0 >= 0) {
@@ -502,17 +612,18 @@ process_row_family (const GstClinferPreprocessCpu * self,
     /* else: padding, a black pixel */
 
     if (gray) {
-      store (type, data, index, (px[0] - self->mean[0]) * self->inv_scale[0]);
+      clinfer_preprocess_store (type, data, index,
+          (px[0] - self->mean[0]) * self->inv_scale[0]);
     } else {
       for (k = 0; k < 3; k++)
-        store (type, data, index + self->channel_offset[k],
+        clinfer_preprocess_store (type, data, index + self->channel_offset[k],
             (px[k] - self->mean[k]) * self->inv_scale[k]);
     }
   }
 }
 
 #define DISPATCH_TYPE(family) \
-  switch (self->parent.config.type) { \
+  switch (self->config.type) { \
     case CLINFER_TYPE_F16: \
       process_row_family (self, frame, v, data, u_begin, u_end, family, \
           CLINFER_TYPE_F16); \
@@ -529,8 +640,8 @@ process_row_family (const GstClinferPreprocessCpu * self,
 
 /* Model columns [u_begin, u_end) of row @v, portable code. */
 static void
-process_columns (const GstClinferPreprocessCpu * self,
-    const GstVideoFrame * frame, gint v, gpointer data, gint u_begin,
+process_columns (const ClinferPreprocessHost * self,
+    const ClinferFrame * frame, gint v, gpointer data, gint u_begin,
     gint u_end)
 {
   if (u_begin >= u_end)
@@ -554,15 +665,15 @@ process_columns (const GstClinferPreprocessCpu * self,
 #undef DISPATCH_TYPE
 
 static void
-process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
+process_row (const ClinferPreprocessHost * self, const ClinferFrame * frame,
     gint v, gpointer data)
 {
-  gint w = self->parent.config.width;
+  gint w = self->config.width;
 
-#ifdef GST_CLINFER_HAVE_AVX2
+#ifdef CLINFER_HAVE_PREPROCESS_AVX2
   if (self->use_simd && self->ytaps[v].i0 >= 0) {
     process_columns (self, frame, v, data, 0, self->simd_begin);
-    gst_clinfer_preprocess_avx2_row (self, frame, v, data);
+    clinfer_preprocess_avx2_row (self, frame, v, data);
     process_columns (self, frame, v, data, self->simd_end, w);
     return;
   }
@@ -570,44 +681,13 @@ process_row (const GstClinferPreprocessCpu * self, const GstVideoFrame * frame,
   process_columns (self, frame, v, data, 0, w);
 }
 
-/* The model input shape of @cfg (batch 1). */
 static void
-input_shape (const GstClinferPreprocessConfig * cfg, ClinferShape * shape)
+process_frame (const ClinferPreprocessHost * self,
+    const ClinferFrame * frame, gpointer data)
 {
-  shape->rank = 4;
-  shape->dims[0] = 1;
-  if (cfg->layout == GST_CLINFER_LAYOUT_NCHW) {
-    shape->dims[1] = cfg->channels;
-    shape->dims[2] = cfg->height;
-    shape->dims[3] = cfg->width;
-  } else {
-    shape->dims[1] = cfg->height;
-    shape->dims[2] = cfg->width;
-    shape->dims[3] = cfg->channels;
-  }
-}
-
-static gboolean
-gst_clinfer_preprocess_cpu_bind (GstClinferPreprocess * pp,
-    ClinferRequest * request, guint index, GError ** error)
-{
-  GstClinferPreprocessCpu *self = (GstClinferPreprocessCpu *) pp;
-  ClinferShape shape;
-
-  input_shape (&pp->config, &shape);
-  g_clear_pointer (&self->input, clinfer_tensor_unref);
-  self->input = clinfer_tensor_new (pp->config.type, &shape, error);
-  return self->input != NULL && clinfer_request_set_input_by_index (request,
-      index, self->input, error);
-}
-
-static void
-process_frame (const GstClinferPreprocessCpu * self,
-    const GstVideoFrame * frame, gpointer data)
-{
-  const GstClinferPreprocessConfig *cfg = &self->parent.config;
+  const ClinferPreprocessConfig *cfg = &self->config;
   gint h = cfg->height, v;
-  gint n_threads = cfg->n_threads > 0 ? cfg->n_threads : 0;
+  gint n_threads = cfg->threads > 0 ? cfg->threads : 0;
   gboolean parallel = (gint64) cfg->width * h >= PARALLEL_MIN_PIXELS;
 
   /* One thread: no parallel region at all (entering one, even for a
@@ -626,24 +706,9 @@ process_frame (const GstClinferPreprocessCpu * self,
   }
 }
 
-static gboolean
-gst_clinfer_preprocess_cpu_run (GstClinferPreprocess * pp, GstBuffer * buffer,
-    GError ** error)
+void
+clinfer_preprocess_host_run (const ClinferPreprocessHost * self,
+    const ClinferFrame * frame, gpointer data)
 {
-  const GstClinferPreprocessCpu *self = (const GstClinferPreprocessCpu *) pp;
-  GstVideoFrame frame;
-
-  if (self->input == NULL) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-        "pre-processing ran before its input tensor was bound");
-    return FALSE;
-  }
-  if (!gst_video_frame_map (&frame, &pp->config.vinfo, buffer, GST_MAP_READ)) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
-        "could not map the video frame for reading");
-    return FALSE;
-  }
-  process_frame (self, &frame, clinfer_tensor_get_data (self->input));
-  gst_video_frame_unmap (&frame);
-  return TRUE;
+  process_frame (self, frame, data);
 }

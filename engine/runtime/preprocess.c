@@ -1,0 +1,210 @@
+/* clinfer — ClinferPreprocess (clinfer/preprocess.h): the geometry of the
+ * resize methods, and the choice of the implementation: the device's own
+ * (the class entry preprocess_new: the OpenCL kernel) or the host rows.
+ *
+ * Copyright (C) 2025 the clinfer authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+#include "runtime/runtime.h"
+#include "devices/device.h"
+
+#include <math.h>
+
+struct _ClinferPreprocess {
+  ClinferPreprocessHost *host;          /* the tables */
+  ClinferDevicePreprocess *device;      /* NULL: the host rows */
+  ClinferTensor *input;                 /* host rows: the bound input */
+  ClinferRemoteTensor *remote_input;    /* device: the bound input */
+  guint64 bytes_copied;
+  char *description;
+};
+
+void
+clinfer_preprocess_geometry_init (ClinferPreprocessGeometry *g,
+    int frame_width, int frame_height, int model_width, int model_height,
+    ClinferResizeMethod method)
+{
+  double sx = (double) model_width / frame_width;
+  double sy = (double) model_height / frame_height;
+  double s;
+
+  g->frame_width = frame_width;
+  g->frame_height = frame_height;
+  g->model_width = model_width;
+  g->model_height = model_height;
+  g->src_x = g->src_y = 0;
+  g->src_w = frame_width;
+  g->src_h = frame_height;
+  g->dst_x = g->dst_y = 0;
+  g->dst_w = model_width;
+  g->dst_h = model_height;
+
+  switch (method) {
+    case CLINFER_RESIZE_LETTERBOX:
+      /* Whole pixels of padding, so the picture starts on a pixel edge. */
+      s = MIN (sx, sy);
+      g->dst_w = CLAMP ((int) lround (frame_width * s), 1, model_width);
+      g->dst_h = CLAMP ((int) lround (frame_height * s), 1, model_height);
+      g->dst_x = (model_width - g->dst_w) / 2;
+      g->dst_y = (model_height - g->dst_h) / 2;
+      break;
+    case CLINFER_RESIZE_CROP:
+      s = MAX (sx, sy);
+      g->src_w = MIN (model_width / s, (double) frame_width);
+      g->src_h = MIN (model_height / s, (double) frame_height);
+      g->src_x = (frame_width - g->src_w) / 2;
+      g->src_y = (frame_height - g->src_h) / 2;
+      break;
+    case CLINFER_RESIZE_STRETCH:
+    default:
+      break;
+  }
+}
+
+void
+clinfer_preprocess_geometry_model_to_frame (const ClinferPreprocessGeometry *g,
+    double mx, double my, double *fx, double *fy)
+{
+  *fx = g->src_x + (mx - g->dst_x) * g->src_w / g->dst_w;
+  *fy = g->src_y + (my - g->dst_y) * g->src_h / g->dst_h;
+}
+
+ClinferPreprocess *
+clinfer_preprocess_new (ClinferCompiled *compiled,
+    const ClinferFrameInfo *frame_info, const ClinferPreprocessConfig *config,
+    GError **error)
+{
+  ClinferRemoteContext *context = compiled != NULL
+      ? clinfer_compiled_get_remote_context (compiled) : NULL;
+  const ClinferDeviceClass *klass = context != NULL
+      ? context->device->klass : NULL;
+  ClinferPreprocess *pp;
+
+  g_return_val_if_fail (frame_info != NULL && config != NULL, NULL);
+  pp = g_new0 (ClinferPreprocess, 1);
+  pp->host = clinfer_preprocess_host_new (frame_info, config,
+      clinfer_cpu_isa_detect (), error);
+  if (pp->host == NULL)
+    goto failed;
+  if (klass != NULL && klass->preprocess_new != NULL) {
+    pp->device = klass->preprocess_new (context, pp->host, error);
+    if (pp->device == NULL)
+      goto failed;
+    pp->description = g_strdup_printf ("%s kernel on %s",
+        klass->name, clinfer_remote_context_get_device_name (context));
+  } else {
+    pp->description = g_strdup_printf ("host (%s)",
+        clinfer_cpu_isa_name (pp->host->isa));
+  }
+  return pp;
+
+failed:
+  clinfer_preprocess_free (pp);
+  return NULL;
+}
+
+void
+clinfer_preprocess_free (ClinferPreprocess *pp)
+{
+  if (pp == NULL)
+    return;
+  /* The device's state first: its kernel names the input's buffer and
+   * it points to the tables. */
+  if (pp->device != NULL)
+    pp->device->free (pp->device);
+  g_clear_pointer (&pp->remote_input, clinfer_remote_tensor_unref);
+  g_clear_pointer (&pp->input, clinfer_tensor_unref);
+  clinfer_preprocess_host_free (pp->host);
+  g_free (pp->description);
+  g_free (pp);
+}
+
+gboolean
+clinfer_preprocess_bind (ClinferPreprocess *pp, ClinferRequest *request,
+    guint index, GError **error)
+{
+  const ClinferPreprocessConfig *cfg;
+  ClinferShape shape = { 4, {1} };
+
+  g_return_val_if_fail (pp != NULL, FALSE);
+  cfg = &pp->host->config;
+  if (pp->device != NULL) {
+    /* A running kernel may still write the old input. */
+    pp->device->done (pp->device);
+    g_clear_pointer (&pp->remote_input, clinfer_remote_tensor_unref);
+    pp->remote_input = pp->device->create_input (pp->device, error);
+    return pp->remote_input != NULL && (request == NULL
+        || clinfer_request_set_remote_input_by_index (request, index,
+            pp->remote_input, error));
+  }
+  shape.dims[1] = cfg->layout == CLINFER_LAYOUT_NCHW ? cfg->channels
+      : cfg->height;
+  shape.dims[2] = cfg->layout == CLINFER_LAYOUT_NCHW ? cfg->height
+      : cfg->width;
+  shape.dims[3] = cfg->layout == CLINFER_LAYOUT_NCHW ? cfg->width
+      : cfg->channels;
+  g_clear_pointer (&pp->input, clinfer_tensor_unref);
+  pp->input = clinfer_tensor_new (cfg->type, &shape, error);
+  return pp->input != NULL && (request == NULL
+      || clinfer_request_set_input_by_index (request, index, pp->input,
+          error));
+}
+
+gboolean
+clinfer_preprocess_run (ClinferPreprocess *pp, const ClinferFrame *frame,
+    GError **error)
+{
+  g_return_val_if_fail (pp != NULL && frame != NULL, FALSE);
+  pp->bytes_copied = 0;
+  if (pp->input == NULL && pp->remote_input == NULL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "pre-processing ran before its input tensor was bound "
+        "(clinfer_preprocess_bind)");
+    return FALSE;
+  }
+  if (pp->device != NULL)
+    return pp->device->run (pp->device, pp->remote_input, frame,
+        &pp->bytes_copied, error);
+  if (!clinfer_frame_check (&pp->host->frame, frame, TRUE, error))
+    return FALSE;
+  clinfer_preprocess_host_run (pp->host, frame,
+      clinfer_tensor_get_data (pp->input));
+  return TRUE;
+}
+
+void
+clinfer_preprocess_done (ClinferPreprocess *pp)
+{
+  if (pp != NULL && pp->device != NULL)
+    pp->device->done (pp->device);
+}
+
+ClinferTensor *
+clinfer_preprocess_get_tensor (ClinferPreprocess *pp)
+{
+  return pp->input;
+}
+
+ClinferRemoteTensor *
+clinfer_preprocess_get_remote_tensor (ClinferPreprocess *pp)
+{
+  return pp->remote_input;
+}
+
+const ClinferPreprocessGeometry *
+clinfer_preprocess_get_geometry (const ClinferPreprocess *pp)
+{
+  return &pp->host->geometry;
+}
+
+const char *
+clinfer_preprocess_get_description (const ClinferPreprocess *pp)
+{
+  return pp->description;
+}
+
+guint64
+clinfer_preprocess_get_bytes_copied (const ClinferPreprocess *pp)
+{
+  return pp->bytes_copied;
+}
