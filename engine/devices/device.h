@@ -130,6 +130,10 @@ struct _ClinferDeviceClass {
    * com.clinfer EltwiseChain in one kernel (cheaper than a launch per
    * node). */
   gboolean fuses_eltwise_chains;
+  /* Streams of the throughput hint: 0 for a device whose kernels run on
+   * the host cores (they are split into streams, threads per stream);
+   * N > 0 for a device with its own processors (N requests in flight). */
+  int throughput_streams;
   /* clinfer_remote_context_get_program(): the built OpenCL program
    * (cl_program) of kernels/@name.cl for @options on @context's device.
    * NULL: the device has no OpenCL programs. */

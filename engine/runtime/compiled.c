@@ -321,13 +321,37 @@ clinfer_compiled_get_plan (ClinferCompiled *c, const ClinferShape *shapes,
 /* ---------------------------------------------------------------- */
 /* Compile                                                           */
 
-/* Opens the config's device, or the remote context's. */
+/* Streams and threads per stream for the device options, before the
+ * device is known: throughput splits the host cores into streams of one
+ * thread (or of the threads asked for); otherwise one stream with the
+ * threads asked for (0: the device's default, one per core), or the cores
+ * split over the streams asked for. */
+static void
+resolve_streams (const ClinferCompileConfig *config, int *streams,
+    int *threads)
+{
+  int cores = (int) g_get_num_processors ();
+
+  if (config->hint == CLINFER_HINT_THROUGHPUT) {
+    *threads = config->threads > 0 ? config->threads : 1;
+    *streams = config->streams > 0 ? config->streams
+        : MAX (1, cores / *threads);
+    return;
+  }
+  *streams = config->streams > 0 ? config->streams : 1;
+  *threads = config->threads;
+  if (*streams > 1 && *threads == 0)
+    *threads = MAX (1, cores / *streams);
+}
+
+/* Opens the config's device, or the remote context's, with @threads
+ * (per stream). */
 static gboolean
 open_device (ClinferCompiled *c, const ClinferCompileConfig *config,
-    GError **error)
+    int threads, GError **error)
 {
   ClinferRemoteContext *ctx = config->remote_context;
-  ClinferDeviceOptions options = { config->threads, config->config_file };
+  ClinferDeviceOptions options = { threads, config->config_file };
 
   if (ctx)
     c->device = ctx->device->klass->open (ctx->device->name, ctx->device,
@@ -367,12 +391,97 @@ ports_from_plan (ClinferCompiled *c, ClinferPlan *plan)
   }
 }
 
+/* Most milliseconds the latency hint's all-core inference may take for
+ * one thread to be tried as well: above it, threads pay for themselves. */
+#define LATENCY_TRY_ONE_THREAD_MS 20.0
+
+/* Median milliseconds of a few inferences of @c on zero inputs (static
+ * shapes): one untimed, then up to 7 or 100 ms, at least 3. */
+static gboolean
+measure_latency (ClinferCompiled *c, double *ms, GError **error)
+{
+  g_autoptr (ClinferRequest) r = clinfer_compiled_create_request (c, error);
+  double times[7];
+  gint64 start;
+  int n = 0;
+
+  if (r == NULL)
+    return FALSE;
+  for (guint i = 0; i < c->inputs->len; i++) {
+    const ClinferPortInfo *info = &g_array_index (c->inputs, ClinferPortInfo,
+        i);
+    g_autoptr (ClinferTensor) t = clinfer_tensor_new (info->type, &info->shape,
+        error);
+
+    if (t == NULL || !clinfer_request_set_input_by_index (r, i, t, error))
+      return FALSE;
+  }
+  if (!clinfer_request_infer (r, error))
+    return FALSE;
+  start = g_get_monotonic_time ();
+  while (n < 7 && (n < 3 || g_get_monotonic_time () - start < 100000)) {
+    gint64 t0 = g_get_monotonic_time ();
+
+    if (!clinfer_request_infer (r, error))
+      return FALSE;
+    times[n++] = (g_get_monotonic_time () - t0) / 1000.0;
+  }
+  for (int i = 1; i < n; i++)
+    for (int j = i; j > 0 && times[j - 1] > times[j]; j--) {
+      double x = times[j];
+      times[j] = times[j - 1];
+      times[j - 1] = x;
+    }
+  *ms = times[n / 2];
+  return TRUE;
+}
+
+/* The latency hint on a device running kernels on the host cores: @c
+ * (all cores) against the same model compiled for one thread, the faster
+ * kept (one thread on a tie), so more threads never make a model slower.
+ * Small models only (LATENCY_TRY_ONE_THREAD_MS). Returns the one kept,
+ * consuming @c. */
+static ClinferCompiled *
+choose_latency_threads (ClinferCompiled *c, GError **error)
+{
+  g_autoptr (ClinferCompileConfig) one = NULL;
+  ClinferCompiled *c1;
+  double ms_all, ms_one;
+
+  if (!measure_latency (c, &ms_all, error)) {
+    clinfer_compiled_unref (c);
+    return NULL;
+  }
+  if (ms_all > LATENCY_TRY_ONE_THREAD_MS)
+    return c;
+  one = clinfer_compile_config_copy (c->config);
+  one->hint = CLINFER_HINT_NONE;
+  one->threads = 1;
+  c1 = clinfer_compile (c->model, one, error);
+  if (c1 == NULL || !measure_latency (c1, &ms_one, error)) {
+    clinfer_compiled_unref (c1);
+    clinfer_compiled_unref (c);
+    return NULL;
+  }
+  g_info ("%s: latency hint: %d threads %.3f ms, 1 thread %.3f ms: using %s",
+      c->model->path, c->threads, ms_all, ms_one,
+      ms_one <= ms_all ? "1 thread" : "all");
+  if (ms_one > ms_all) {
+    clinfer_compiled_unref (c1);
+    return c;
+  }
+  c1->config->hint = CLINFER_HINT_LATENCY;
+  clinfer_compiled_unref (c);
+  return c1;
+}
+
 ClinferCompiled *
 clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
     GError **error)
 {
   g_autoptr (ClinferCompileConfig) defaults = NULL;
   ClinferCompiled *c;
+  int threads;
   guint n_in = clinfer_model_get_n_inputs (model);
   g_autofree ClinferShape *shapes = g_new0 (ClinferShape, MAX (n_in, 1));
   gboolean all_static = TRUE;
@@ -395,13 +504,21 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
   }
   clinfer_op_set_merge (c->ops, model->ops);
   g_mutex_init (&c->lock);
+  g_mutex_init (&c->pool_lock);
   c->plans = g_ptr_array_new_with_free_func ((GDestroyNotify) plan_free);
   c->inputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
   c->outputs = g_array_new (FALSE, TRUE, sizeof (ClinferPortInfo));
-  if (!open_device (c, config, error)) {
+  resolve_streams (config, &c->streams, &threads);
+  if (!open_device (c, config, threads, error)) {
     clinfer_compiled_unref (c);
     return NULL;
   }
+  c->threads = c->device->threads;
+  /* A device whose kernels do not run on the host cores has its own
+   * number of streams for throughput. */
+  if (config->hint == CLINFER_HINT_THROUGHPUT && config->streams == 0
+      && c->device->klass->throughput_streams > 0)
+    c->streams = c->device->klass->throughput_streams;
   for (guint i = 0; i < n_in; i++) {
     ClinferPortInfo info;
     clinfer_model_get_input (model, i, &info);
@@ -415,6 +532,10 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
     return NULL;
   }
   ports_from_plan (c, all_static ? g_ptr_array_index (c->plans, 0) : NULL);
+  if (config->hint == CLINFER_HINT_LATENCY && config->threads == 0
+      && c->streams == 1 && c->threads > 1 && all_static
+      && c->device->klass->throughput_streams == 0)
+    return choose_latency_threads (c, error);
   return c;
 }
 
@@ -430,6 +551,10 @@ clinfer_compiled_unref (ClinferCompiled *c)
 {
   if (c == NULL || !g_atomic_int_dec_and_test (&c->ref_count))
     return;
+  /* No request is in flight: each holds a reference. */
+  if (c->pool)
+    g_thread_pool_free (c->pool, FALSE, TRUE);
+  g_mutex_clear (&c->pool_lock);
   g_ptr_array_unref (c->plans);
   g_array_unref (c->inputs);
   g_array_unref (c->outputs);
@@ -449,6 +574,59 @@ const char *
 clinfer_compiled_get_device_name (const ClinferCompiled *c)
 {
   return c->device_name;
+}
+
+int
+clinfer_compiled_get_streams (const ClinferCompiled *c)
+{
+  return c->streams;
+}
+
+int
+clinfer_compiled_get_threads (const ClinferCompiled *c)
+{
+  return c->threads;
+}
+
+guint
+clinfer_compiled_get_optimal_requests (const ClinferCompiled *c)
+{
+  /* One in flight per stream keeps every stream busy; with one stream,
+   * a second lets the caller prepare the next inference meanwhile. */
+  return c->streams > 1 ? (guint) c->streams : 1;
+}
+
+ClinferPerformanceHint
+clinfer_compiled_get_performance_hint (const ClinferCompiled *c)
+{
+  return c->config->hint;
+}
+
+static void
+stream_worker (gpointer data, gpointer user_data)
+{
+  clinfer_request_run_async (data);
+}
+
+gboolean
+clinfer_compiled_push_async (ClinferCompiled *c, ClinferRequest *request,
+    GError **error)
+{
+  GError *local = NULL;
+  gboolean ok;
+
+  g_mutex_lock (&c->pool_lock);
+  if (c->pool == NULL)
+    c->pool = g_thread_pool_new (stream_worker, NULL, c->streams, TRUE,
+        &local);
+  ok = c->pool != NULL && g_thread_pool_push (c->pool, request, &local);
+  g_mutex_unlock (&c->pool_lock);
+  if (!ok)
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
+        "%s: could not start a stream worker thread: %s", c->model->path,
+        local ? local->message : "unknown error");
+  g_clear_error (&local);
+  return ok;
 }
 
 ClinferRemoteContext *

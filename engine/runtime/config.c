@@ -37,6 +37,8 @@ clinfer_compile_config_copy (const ClinferCompileConfig *src)
   g_free (c->device);
   c->device = g_strdup (src->device);
   c->threads = src->threads;
+  c->streams = src->streams;
+  c->hint = src->hint;
   c->allow_fallback = src->allow_fallback;
   c->profiling = src->profiling;
   c->memory_limit = src->memory_limit;
@@ -93,6 +95,55 @@ int
 clinfer_compile_config_get_threads (const ClinferCompileConfig *config)
 {
   return config->threads;
+}
+
+void
+clinfer_compile_config_set_performance_hint (ClinferCompileConfig *config,
+    ClinferPerformanceHint hint)
+{
+  config->hint = hint <= CLINFER_HINT_THROUGHPUT ? hint : CLINFER_HINT_NONE;
+}
+
+ClinferPerformanceHint
+clinfer_compile_config_get_performance_hint (const ClinferCompileConfig *config)
+{
+  return config->hint;
+}
+
+static const char *const hint_names[] = { "none", "latency", "throughput" };
+
+gboolean
+clinfer_performance_hint_from_string (const char *text,
+    ClinferPerformanceHint *hint, GError **error)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (hint_names); i++) {
+    if (g_ascii_strcasecmp (text, hint_names[i]) == 0) {
+      *hint = (ClinferPerformanceHint) i;
+      return TRUE;
+    }
+  }
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+      "performance hint '%s': expected latency, throughput or none",
+      text ? text : "(null)");
+  return FALSE;
+}
+
+const char *
+clinfer_performance_hint_to_string (ClinferPerformanceHint hint)
+{
+  return hint <= CLINFER_HINT_THROUGHPUT ? hint_names[hint] : "none";
+}
+
+void
+clinfer_compile_config_set_streams (ClinferCompileConfig *config, int streams)
+{
+  config->streams = MAX (streams, 0);
+}
+
+int
+clinfer_compile_config_get_streams (const ClinferCompileConfig *config)
+{
+  return config->streams;
 }
 
 gboolean

@@ -1,8 +1,9 @@
 /* clinfer — ClinferRequest: binds host or remote inputs (and remote
  * outputs), finds the plan for the input shapes and hands one inference to
- * the compiled model's device (engine/devices/device.h). The device's run
- * state is made once per plan, so static plans allocate nothing per
- * inference. */
+ * the compiled model's device (engine/devices/device.h), on the caller's
+ * thread (infer) or on one of the compiled model's stream workers
+ * (start_async, wait). The device's run state is made once per plan, so
+ * static plans allocate nothing per inference. */
 #include "runtime/runtime.h"
 #include "devices/device.h"
 #include <string.h>
@@ -20,6 +21,14 @@ struct _ClinferRequest {
   gboolean have_outputs;
   guint64 copied_to_device, copied_to_host;
   guint64 copied_bound;      /* bytes copied into bound_outputs */
+  /* Asynchronous runs: @busy from start_async until the worker has
+   * called @callback; @async_error its result, taken by wait. */
+  GMutex lock;
+  GCond done;
+  gboolean busy;
+  GError *async_error;
+  ClinferRequestCallback callback;
+  gpointer user_data;
 };
 
 ClinferRequest *
@@ -36,6 +45,8 @@ clinfer_compiled_create_request (ClinferCompiled *compiled, GError **error)
   r->outputs = g_new0 (ClinferTensor *, n_out);
   r->bound_outputs = g_new0 (ClinferTensor *, n_out);
   r->profile = g_array_new (FALSE, TRUE, sizeof (ClinferProfileEntry));
+  g_mutex_init (&r->lock);
+  g_cond_init (&r->done);
   return r;
 }
 
@@ -61,6 +72,10 @@ clinfer_request_free (ClinferRequest *r)
 {
   if (r == NULL)
     return;
+  /* An inference in flight still uses everything below. */
+  clinfer_request_wait (r, NULL);
+  g_mutex_clear (&r->lock);
+  g_cond_clear (&r->done);
   release_outputs (r);
   release_run (r);
   for (guint i = 0; i < r->compiled->inputs->len; i++) {
@@ -377,8 +392,92 @@ use_plan (ClinferRequest *r, const ClinferShape *shapes, GError **error)
   return TRUE;
 }
 
+static gboolean
+is_busy (ClinferRequest *r)
+{
+  gboolean busy;
+
+  g_mutex_lock (&r->lock);
+  busy = r->busy;
+  g_mutex_unlock (&r->lock);
+  return busy;
+}
+
+static gboolean request_infer (ClinferRequest *r, GError **error);
+
 gboolean
 clinfer_request_infer (ClinferRequest *r, GError **error)
+{
+  if (is_busy (r)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: the request is running asynchronously; call "
+        "clinfer_request_wait() first", r->compiled->model->path);
+    return FALSE;
+  }
+  return request_infer (r, error);
+}
+
+gboolean
+clinfer_request_start_async (ClinferRequest *r,
+    ClinferRequestCallback callback, gpointer user_data, GError **error)
+{
+  g_mutex_lock (&r->lock);
+  if (r->busy) {
+    g_mutex_unlock (&r->lock);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: the request is already running; call clinfer_request_wait() "
+        "before starting it again", r->compiled->model->path);
+    return FALSE;
+  }
+  r->busy = TRUE;
+  g_clear_error (&r->async_error);
+  r->callback = callback;
+  r->user_data = user_data;
+  g_mutex_unlock (&r->lock);
+  if (!clinfer_compiled_push_async (r->compiled, r, error)) {
+    g_mutex_lock (&r->lock);
+    r->busy = FALSE;
+    g_cond_broadcast (&r->done);
+    g_mutex_unlock (&r->lock);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+clinfer_request_run_async (ClinferRequest *r)
+{
+  GError *err = NULL;
+
+  request_infer (r, &err);
+  if (r->callback)
+    r->callback (r, err, r->user_data);
+  g_mutex_lock (&r->lock);
+  r->async_error = err;
+  r->busy = FALSE;
+  g_cond_broadcast (&r->done);
+  g_mutex_unlock (&r->lock);
+}
+
+gboolean
+clinfer_request_wait (ClinferRequest *r, GError **error)
+{
+  GError *err;
+
+  g_mutex_lock (&r->lock);
+  while (r->busy)
+    g_cond_wait (&r->done, &r->lock);
+  err = r->async_error;
+  r->async_error = NULL;
+  g_mutex_unlock (&r->lock);
+  if (err == NULL)
+    return TRUE;
+  g_propagate_error (error, err);
+  return FALSE;
+}
+
+static gboolean
+request_infer (ClinferRequest *r, GError **error)
 {
   ClinferCompiled *c = r->compiled;
   ClinferShape shapes[64];

@@ -12,6 +12,8 @@ G_BEGIN_DECLS
 struct _ClinferCompileConfig {
   char *device;
   int threads;
+  int streams;               /* 0: from the hint */
+  ClinferPerformanceHint hint;
   gboolean allow_fallback;
   gboolean profiling;
   char *config_file;
@@ -46,7 +48,17 @@ struct _ClinferCompiled {
   /* Port info of the model, with dims fixed where the plan fixed them. */
   GArray *inputs, *outputs;  /* ClinferPortInfo */
   ClinferOpSet *ops;         /* the config's and the model's extensions */
+  int streams, threads;      /* resolved: streams, threads per stream */
+  GMutex pool_lock;          /* guards @pool's creation */
+  GThreadPool *pool;         /* @streams workers of async requests */
 };
+
+/* Runs @request's inference on one of @compiled's stream workers
+ * (created at the first call); runtime/request.c's async worker. */
+gboolean clinfer_compiled_push_async (ClinferCompiled *compiled,
+    ClinferRequest *request, GError **error);
+/* The async worker's body (runtime/request.c). */
+void clinfer_request_run_async (ClinferRequest *request);
 
 ClinferPlan *clinfer_compiled_get_plan (ClinferCompiled *compiled,
     const ClinferShape *input_shapes, GError **error);

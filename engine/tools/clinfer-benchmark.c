@@ -1,6 +1,9 @@
 /* clinfer-benchmark — times reading, compiling and running a model (random
- * inputs unless given) and prints latency statistics; the last line is
- * always "median_ms=<value>". */
+ * inputs unless given) and prints latency statistics. Latency mode (one
+ * request, one inference at a time) ends with "median_ms=<value>";
+ * throughput mode (--hint throughput, or --nireq above 1: several
+ * asynchronous requests in flight on the compiled model's streams) ends
+ * with "fps=<value>", inferences per second across all requests. */
 #include "tool-common.h"
 #include <locale.h>
 #include <stdio.h>
@@ -98,6 +101,7 @@ infer_timed (ClinferRequest *request, double *ms, GError **error)
 typedef struct {
   int iterations, warmup;
   gboolean profile;
+  int nireq;              /* 0: from the compiled model (throughput) */
 } BenchOptions;
 
 typedef struct {
@@ -107,19 +111,27 @@ typedef struct {
   Profile profile;
 } BenchResult;
 
+/* The latency array of @r, and the first inference, timed. */
 static gboolean
-run_benchmark (ToolSession *s, const BenchOptions *b, BenchResult *r,
+start_result (ToolSession *s, const BenchOptions *b, BenchResult *r,
     GError **error)
 {
-  gint64 t0;
-
   r->latency_ms = g_try_new0 (double, b->iterations);
   if (r->latency_ms == NULL) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
         "--iterations %d: too many to record", b->iterations);
     return FALSE;
   }
-  if (!infer_timed (s->request, &r->first_ms, error))
+  return infer_timed (s->request, &r->first_ms, error);
+}
+
+static gboolean
+run_benchmark (ToolSession *s, const BenchOptions *b, BenchResult *r,
+    GError **error)
+{
+  gint64 t0;
+
+  if (!start_result (s, b, r, error))
     return FALSE;
   if (b->iterations + b->warmup >= PROGRESS_MIN_RUNS) {
     fprintf (stderr, "%s: running %d warmup and %d timed iterations...\n",
@@ -141,18 +153,175 @@ run_benchmark (ToolSession *s, const BenchOptions *b, BenchResult *r,
   return TRUE;
 }
 
+/* ---- throughput mode ---- */
+
+/* One request of the throughput loop; its callback hands it back to the
+ * main thread through @done. */
+typedef struct {
+  ClinferRequest *request;
+  GAsyncQueue *done;
+  gint64 start_ns;
+} Slot;
+
+static void
+slot_done (ClinferRequest *request, const GError *error, gpointer user_data)
+{
+  Slot *slot = user_data;
+
+  g_async_queue_push (slot->done, slot);
+}
+
+static gboolean
+slot_start (Slot *slot, GError **error)
+{
+  slot->start_ns = tool_now_ns ();
+  return clinfer_request_start_async (slot->request, slot_done, slot, error);
+}
+
+/* The next finished slot: waited for (its result checked). */
+static Slot *
+slot_next (GAsyncQueue *done, GError **error)
+{
+  Slot *slot = g_async_queue_pop (done);
+
+  return clinfer_request_wait (slot->request, error) ? slot : NULL;
+}
+
+static int
+bench_nireq (ToolSession *s, const BenchOptions *b)
+{
+  return b->nireq > 0 ? b->nireq
+      : (int) clinfer_compiled_get_optimal_requests (s->compiled);
+}
+
+/* @nireq requests kept in flight until b->iterations inferences have
+ * ended after the warmup; latency per inference, from its start to its
+ * completion reaching this thread. */
+static gboolean
+run_throughput (ToolSession *s, const BenchOptions *b, BenchResult *r,
+    GError **error)
+{
+  int nireq = bench_nireq (s, b), started = 0, ended = 0;
+  int total = b->warmup + b->iterations;
+  g_autoptr (GAsyncQueue) done = g_async_queue_new ();
+  g_autofree Slot *slots = g_new0 (Slot, nireq);
+  gboolean ok = FALSE;
+  gint64 t0 = 0;
+
+  /* The session's request is the first; the others share its inputs. */
+  if (!start_result (s, b, r, error))
+    return FALSE;
+  for (int i = 0; i < nireq; i++) {
+    slots[i].done = done;
+    slots[i].request = i == 0 ? s->request
+        : clinfer_compiled_create_request (s->compiled, error);
+    if (slots[i].request == NULL)
+      goto out;
+    for (guint k = 0; i > 0 && k < s->n_inputs; k++)
+      if (!clinfer_request_set_input_by_index (slots[i].request, k,
+              s->inputs[k], error))
+        goto out;
+  }
+  if (b->iterations + b->warmup >= PROGRESS_MIN_RUNS) {
+    fprintf (stderr, "%s: running %d warmup and %d timed inferences, %d "
+        "requests in flight on %d streams...\n", TOOL_NAME, b->warmup,
+        b->iterations, nireq, clinfer_compiled_get_streams (s->compiled));
+    fflush (stderr);
+  }
+  /* Each ended inference is counted (warmup first, then timed) and its
+   * request started again while more are wanted. */
+  t0 = tool_now_ns ();
+  for (int i = 0; i < nireq && started < total; i++) {
+    if (!slot_start (&slots[i], error))
+      goto drain;
+    started++;
+  }
+  while (ended < started) {
+    Slot *slot = slot_next (done, error);
+
+    if (slot == NULL)
+      goto drain;
+    ended++;
+    if (ended == b->warmup)
+      t0 = tool_now_ns ();
+    else if (ended > b->warmup)
+      r->latency_ms[ended - b->warmup - 1] =
+          (double) (tool_now_ns () - slot->start_ns) / 1e6;
+    if (started < total) {
+      if (!slot_start (slot, error))
+        goto drain;
+      started++;
+    }
+  }
+  r->loop_ms = (double) (tool_now_ns () - t0) / 1e6;
+  qsort (r->latency_ms, b->iterations, sizeof (double), compare_double);
+  ok = TRUE;
+  goto out;
+
+drain:
+  /* Let the others end before their requests go. */
+  for (int i = 0; i < nireq; i++)
+    if (slots[i].request)
+      clinfer_request_wait (slots[i].request, NULL);
+out:
+  for (int i = 1; i < nireq; i++)
+    clinfer_request_free (slots[i].request);
+  return ok;
+}
+
+static double
+percentile (const double *sorted, int n, double p)
+{
+  int i = (int) (p * (n - 1) + 0.5);
+
+  return sorted[CLAMP (i, 0, n - 1)];
+}
+
+static void
+print_common (ToolSession *s)
+{
+  printf ("device=%s\n", clinfer_compiled_get_device_name (s->compiled));
+  printf ("hint=%s\n", clinfer_performance_hint_to_string
+      (clinfer_compiled_get_performance_hint (s->compiled)));
+  printf ("streams=%d\n", clinfer_compiled_get_streams (s->compiled));
+  printf ("threads=%d\n", clinfer_compiled_get_threads (s->compiled));
+}
+
+static void
+print_throughput (ToolSession *s, const BenchOptions *b, const BenchResult *r)
+{
+  int k = b->iterations;
+
+  print_common (s);
+  printf ("nireq=%d\n", bench_nireq (s, b));
+  printf ("read_ms=%.3f\n", (double) s->read_ns / 1e6);
+  printf ("compile_ms=%.3f\n", (double) s->compile_ns / 1e6);
+  printf ("first_inference_ms=%.3f\n", r->first_ms);
+  printf ("latency_ms min=%.3f median=%.3f p90=%.3f p99=%.3f max=%.3f\n",
+      r->latency_ms[0], percentile (r->latency_ms, k, 0.5),
+      percentile (r->latency_ms, k, 0.9), percentile (r->latency_ms, k, 0.99),
+      r->latency_ms[k - 1]);
+  printf ("inferences=%d\n", k);
+  printf ("fps=%.2f\n", r->loop_ms > 0.0 ? k * 1000.0 / r->loop_ms : 0.0);
+}
+
+static gboolean
+throughput_mode (ToolSession *s, const BenchOptions *b)
+{
+  return b->nireq > 1 || clinfer_compiled_get_performance_hint (s->compiled)
+      == CLINFER_HINT_THROUGHPUT;
+}
+
 static void
 print_summary (ToolSession *s, const BenchOptions *b, const BenchResult *r)
 {
   int k = b->iterations;
   double median = k % 2 ? r->latency_ms[k / 2]
       : (r->latency_ms[k / 2 - 1] + r->latency_ms[k / 2]) / 2.0;
-  int threads = clinfer_compile_config_get_threads (s->config);
 
   if (b->profile)
     profile_print (&r->profile, s->request);
-  printf ("device=%s\n", clinfer_compiled_get_device_name (s->compiled));
-  printf ("threads=%d\n", threads > 0 ? threads : (int) g_get_num_processors ());
+  print_common (s);
   printf ("read_ms=%.3f\n", (double) s->read_ns / 1e6);
   printf ("compile_ms=%.3f\n", (double) s->compile_ns / 1e6);
   printf ("first_inference_ms=%.3f\n", r->first_ms);
@@ -181,13 +350,25 @@ check_bench_options (const BenchOptions *b, GError **error)
         "--warmup must be 0 or more, got %d", b->warmup);
     return FALSE;
   }
+  if (b->nireq < 0 || b->nireq > 1024) {
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
+        "--nireq must be 0 (from the compiled model) to 1024, got %d",
+        b->nireq);
+    return FALSE;
+  }
+  if (b->nireq > 1 && b->profile) {
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
+        "--profile times one request at a time: not with --nireq %d",
+        b->nireq);
+    return FALSE;
+  }
   return TRUE;
 }
 
 int
 main (int argc, char **argv)
 {
-  BenchOptions b = { 100, 10, FALSE };
+  BenchOptions b = { 100, 10, FALSE, 0 };
   const GOptionEntry entries[] = {
     { "iterations", 0, 0, G_OPTION_ARG_INT, &b.iterations,
       "Timed iterations (default 100)", "K" },
@@ -195,6 +376,9 @@ main (int argc, char **argv)
       "Untimed iterations after the first inference (default 10)", "W" },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &b.profile,
       "Print a per-node timing table before the summary", NULL },
+    { "nireq", 0, 0, G_OPTION_ARG_INT, &b.nireq,
+      "Requests in flight (throughput mode when above 1; default: 1, with "
+      "--hint throughput one per stream)", "N" },
     G_OPTION_ENTRY_NULL
   };
   ToolOptions opts;
@@ -207,9 +391,12 @@ main (int argc, char **argv)
   setlocale (LC_NUMERIC, "C");
   g_set_prgname (TOOL_NAME);
   tool_options_init (&opts, TOOL_NAME);
+  /* A new user's run: threads that never make the model slower. */
+  opts.default_hint = "latency";
   if (!tool_options_parse (&opts, "Times reading, compiling and running "
           "MODEL (.onnx); inputs not given get random values.\nThe last "
-          "line is median_ms=<value>.", entries, &argc, &argv, &err))
+          "line is median_ms=<value>; in throughput mode (--hint throughput "
+          "or --nireq above 1) fps=<value>.", entries, &argc, &argv, &err))
     goto out;
   if (opts.list_devices) {
     tool_print_devices ();
@@ -221,9 +408,18 @@ main (int argc, char **argv)
   }
   if (check_bench_options (&b, &err)
       && tool_session_prepare (&session, &opts, TOOL_INPUTS_RANDOM, b.profile,
-          &err)
-      && run_benchmark (&session, &b, &result, &err))
-    print_summary (&session, &b, &result);
+          &err)) {
+    if (throughput_mode (&session, &b)) {
+      if (b.profile) {
+        g_set_error (&err, TOOL_ERROR, TOOL_ERROR_USAGE,
+            "--profile times one request at a time: not in throughput mode");
+      } else if (run_throughput (&session, &b, &result, &err)) {
+        print_throughput (&session, &b, &result);
+      }
+    } else if (run_benchmark (&session, &b, &result, &err)) {
+      print_summary (&session, &b, &result);
+    }
+  }
 
 out:
   ret = tool_fail (TOOL_NAME, err);

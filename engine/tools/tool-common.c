@@ -14,6 +14,7 @@ tool_options_init (ToolOptions *opts, const char *tool_name)
 {
   memset (opts, 0, sizeof (*opts));
   opts->tool_name = tool_name;
+  opts->default_hint = "none";
 }
 
 void
@@ -21,6 +22,7 @@ tool_options_clear (ToolOptions *opts)
 {
   g_clear_pointer (&opts->model_path, g_free);
   g_clear_pointer (&opts->device, g_free);
+  g_clear_pointer (&opts->hint, g_free);
   g_clear_pointer (&opts->shapes, g_strfreev);
   g_clear_pointer (&opts->config_file, g_free);
   g_clear_pointer (&opts->memory_limit, g_free);
@@ -112,6 +114,17 @@ check_parsed (ToolOptions *opts, GError **error)
         "--threads must be 0 (all cores) or more, got %d", opts->threads);
     return FALSE;
   }
+  if (opts->streams < 0) {
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
+        "--streams must be 0 (from --hint) or more, got %d", opts->streams);
+    return FALSE;
+  }
+  if (!clinfer_performance_hint_from_string (opts->hint ? opts->hint
+          : opts->default_hint, &opts->hint_value, NULL)) {
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
+        "--hint: '%s' is not latency, throughput or none", opts->hint);
+    return FALSE;
+  }
   if (opts->memory_limit
       && !tool_parse_byte_size (opts->memory_limit, &opts->memory_limit_bytes)) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
@@ -155,7 +168,15 @@ tool_options_parse (ToolOptions *opts, const char *summary,
     { "device", 0, 0, G_OPTION_ARG_STRING, &opts->device,
       "Device: CPU (default), GPU, GPU.N or AUTO", "DEVICE" },
     { "threads", 0, 0, G_OPTION_ARG_INT, &opts->threads,
-      "CPU threads (default: number of cores)", "N" },
+      "CPU threads, per stream (default: from --hint; without one, the "
+      "number of cores)", "N" },
+    { "hint", 0, 0, G_OPTION_ARG_STRING, &opts->hint,
+      "Performance hint: latency (one inference as fast as possible; "
+      "threads measured at compile time), throughput (cores split into "
+      "streams) or none", "HINT" },
+    { "streams", 0, 0, G_OPTION_ARG_INT, &opts->streams,
+      "Streams: groups of threads each running its own requests "
+      "(default: from --hint)", "N" },
     { "shape", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opts->shapes,
       "Fix the dynamic dims of input NAME before compiling, e.g. "
       "data=1x3x224x224 (repeatable)", "NAME=SHAPE" },
@@ -309,6 +330,8 @@ tool_compile_config_new (const ToolOptions *opts, GError **error)
   if (opts->config_file)
     clinfer_compile_config_set_config_file (config, opts->config_file);
   clinfer_compile_config_set_threads (config, opts->threads);
+  clinfer_compile_config_set_streams (config, opts->streams);
+  clinfer_compile_config_set_performance_hint (config, opts->hint_value);
   clinfer_compile_config_set_allow_fallback (config, !opts->no_fallback);
   clinfer_compile_config_set_memory_limit (config, opts->memory_limit_bytes);
   for (guint i = 0; opts->disable_passes && opts->disable_passes[i]; i++) {

@@ -30,6 +30,10 @@ typedef struct {
   char *model_path;       /* the MODEL argument */
   char *device;           /* NULL = "CPU" */
   int threads;            /* 0 = number of cores */
+  int streams;            /* 0 = from the hint */
+  char *hint;             /* --hint text, NULL = @default_hint */
+  const char *default_hint;  /* the tool's: "none" unless it sets one */
+  ClinferPerformanceHint hint_value;
   char **shapes;          /* NAME=SHAPE */
   char *config_file;
   char **custom_libs;

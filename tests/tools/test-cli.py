@@ -259,8 +259,40 @@ def test_benchmark(c, bench_exe, model, tmp, inputs):
     dev = [i for i, l in enumerate(lines) if l.startswith("device=")]
     c.check(prof and dev and prof[0] < dev[0], "profile table before the summary",
             out)
+    # Throughput mode: several requests in flight, fps=<value> last.
+    for args, nireq in [(["--hint", "throughput"], None),
+                        (["--nireq", "3", "--hint", "none"], "3"),
+                        (["--hint", "THROUGHPUT", "--streams", "2",
+                          "--nireq", "4"], "4")]:
+        rc, out, err = run([bench_exe, model, "--iterations", "12",
+                            "--warmup", "2"] + args)
+        lines = out.splitlines()
+        what = "benchmark " + " ".join(args)
+        c.check(rc == 0 and bool(lines)
+                and re.match(r"^fps=[0-9.]+$", lines[-1]) is not None
+                and float(lines[-1][4:]) > 0,
+                what + ": last line fps=<value>", err + out)
+        for key in ("device=CPU", "hint=", "streams=", "threads=", "nireq=",
+                    "latency_ms min=", "inferences=12"):
+            c.check(any(l.startswith(key) for l in lines),
+                    what + ": prints " + key, out)
+        if nireq:
+            c.check(("nireq=" + nireq) in lines, what + ": nireq=" + nireq,
+                    out)
+        if "--streams" in args:
+            c.check("streams=2" in lines and "hint=throughput" in lines,
+                    what + ": streams=2, hint=throughput", out)
+    # The default hint is latency: one stream, median_ms last.
+    rc, out, err = run([bench_exe, model, "--iterations", "3"])
+    c.check(rc == 0 and "hint=latency" in out.splitlines()
+            and "streams=1" in out.splitlines(),
+            "benchmark default: hint=latency, streams=1", out)
     for args, what in [(["--iterations", "0"], "--iterations 0"),
-                       (["--warmup", "-1"], "--warmup -1")]:
+                       (["--warmup", "-1"], "--warmup -1"),
+                       (["--nireq", "-1"], "--nireq -1"),
+                       (["--hint", "fast"], "--hint"),
+                       (["--streams", "-2"], "--streams -2"),
+                       (["--nireq", "2", "--profile"], "--profile")]:
         rc, out, err = run([bench_exe, model] + args)
         one_line_error(c, "clinfer-benchmark " + what, rc, err, 2,
                        "clinfer-benchmark", [what.split()[0]])

@@ -252,6 +252,7 @@ const ClinferDeviceClass clinfer_opencl_device_class = {
   .handles_op_type = ocl_handles_op_type,
   .create_remote = clinfer_ocl_create_remote,
   .fuses_eltwise_chains = TRUE,
+  .throughput_streams = 2,
   .get_program = clinfer_ocl_remote_program,
   .add_config_file_ops = clinfer_ocl_custom_add_ops,
   .preprocess_new = clinfer_ocl_preprocess_new,

@@ -27,6 +27,15 @@ CLINFER_API void clinfer_compiled_unref (ClinferCompiled *compiled);
 
 /* Name of the device the plan runs on, e.g. "CPU". */
 CLINFER_API const char *clinfer_compiled_get_device_name (const ClinferCompiled *compiled);
+/* Streams (groups of threads each running its own requests; see
+ * ClinferPerformanceHint) and host threads per stream, as resolved. */
+CLINFER_API int clinfer_compiled_get_streams (const ClinferCompiled *compiled);
+CLINFER_API int clinfer_compiled_get_threads (const ClinferCompiled *compiled);
+/* Requests to keep in flight (clinfer_request_start_async()) for the
+ * most inferences per second: one per stream. */
+CLINFER_API guint clinfer_compiled_get_optimal_requests (const ClinferCompiled *compiled);
+CLINFER_API ClinferPerformanceHint clinfer_compiled_get_performance_hint (
+    const ClinferCompiled *compiled);
 CLINFER_API guint clinfer_compiled_get_n_inputs (const ClinferCompiled *compiled);
 CLINFER_API guint clinfer_compiled_get_n_outputs (const ClinferCompiled *compiled);
 CLINFER_API gboolean clinfer_compiled_get_input (const ClinferCompiled *compiled,

@@ -1,5 +1,5 @@
-/* clinfer — options of compiling a model: device, threads, passes, custom
- * kernels and ops, memory limit. */
+/* clinfer — options of compiling a model: device, threads, streams and
+ * the performance hint, passes, custom kernels and ops, memory limit. */
 #pragma once
 
 #include <clinfer/export.h>
@@ -12,10 +12,33 @@ G_BEGIN_DECLS
  * ClinferCompileConfig:
  *
  * Options for clinfer_compile(). A plain owned object (new/free/copy).
- * Defaults: device "CPU", threads 0 (= number of cores), fallback allowed,
- * no passes disabled, no config file, no custom libraries.
+ * Defaults: device "CPU", threads 0 (= number of cores), no performance
+ * hint, one stream, fallback allowed, no passes disabled, no config file,
+ * no custom libraries.
  */
 typedef struct _ClinferCompileConfig ClinferCompileConfig;
+
+/**
+ * ClinferPerformanceHint:
+ * @CLINFER_HINT_NONE: threads and streams as set (defaults: one stream,
+ *   one thread per core)
+ * @CLINFER_HINT_LATENCY: one request as fast as possible: one stream; on
+ *   the CPU device with threads unset and static inputs, the thread count
+ *   is measured at compile time (all cores against one thread; the faster
+ *   wins), so more threads never make a small model slower
+ * @CLINFER_HINT_THROUGHPUT: most inferences per second with several
+ *   requests in flight: on the CPU device the cores are split into
+ *   streams (one thread each unless threads is set), each running its own
+ *   requests; on the GPU device two streams
+ *
+ * In the spirit of OpenVINO's PERFORMANCE_HINT. Explicit threads and
+ * streams override what the hint would choose.
+ */
+typedef enum {
+  CLINFER_HINT_NONE,
+  CLINFER_HINT_LATENCY,
+  CLINFER_HINT_THROUGHPUT,
+} ClinferPerformanceHint;
 
 CLINFER_API ClinferCompileConfig *clinfer_compile_config_new (void);
 CLINFER_API ClinferCompileConfig *clinfer_compile_config_copy (const ClinferCompileConfig *config);
@@ -29,6 +52,21 @@ CLINFER_API const char *clinfer_compile_config_get_device (const ClinferCompileC
 CLINFER_API void clinfer_compile_config_set_threads (ClinferCompileConfig *config,
     int threads);
 CLINFER_API int clinfer_compile_config_get_threads (const ClinferCompileConfig *config);
+CLINFER_API void clinfer_compile_config_set_performance_hint (ClinferCompileConfig *config,
+    ClinferPerformanceHint hint);
+CLINFER_API ClinferPerformanceHint clinfer_compile_config_get_performance_hint (
+    const ClinferCompileConfig *config);
+/* "latency", "throughput" or "none" (any case) to a hint; FALSE with
+ * CLINFER_ERROR_INVALID_ARGUMENT for other text. */
+CLINFER_API gboolean clinfer_performance_hint_from_string (const char *text,
+    ClinferPerformanceHint *hint, GError **error);
+CLINFER_API const char *clinfer_performance_hint_to_string (ClinferPerformanceHint hint);
+/* Streams: groups of the device's threads, each running its own requests
+ * (clinfer_request_start_async()); threads then means threads per
+ * stream. 0 (the default) = chosen by the hint (one without a hint). */
+CLINFER_API void clinfer_compile_config_set_streams (ClinferCompileConfig *config,
+    int streams);
+CLINFER_API int clinfer_compile_config_get_streams (const ClinferCompileConfig *config);
 /* Disables the compile pass @name (see clinfer_pass_get_names()).
  * FALSE with CLINFER_ERROR_INVALID_ARGUMENT for an unknown name. */
 CLINFER_API gboolean clinfer_compile_config_disable_pass (ClinferCompileConfig *config,

@@ -10,7 +10,9 @@ G_BEGIN_DECLS
  * ClinferRequest:
  *
  * One inference at a time: owns its input bindings, intermediate arena
- * and outputs. Not thread-safe; create one per thread.
+ * and outputs. Run it on the calling thread (clinfer_request_infer()) or
+ * on the compiled model's stream workers (clinfer_request_start_async()).
+ * Not thread-safe otherwise: one thread drives each request.
  */
 typedef struct _ClinferRequest ClinferRequest;
 
@@ -42,6 +44,30 @@ CLINFER_API gboolean clinfer_request_set_output_by_name (ClinferRequest *request
  * steps and other devices write their own memory, then copied). */
 CLINFER_API guint64 clinfer_request_get_bound_output_copy_bytes (ClinferRequest *request);
 CLINFER_API gboolean clinfer_request_infer (ClinferRequest *request, GError **error);
+
+/* Called on a stream worker thread when an asynchronous inference ends,
+ * @error NULL on success (owned by the request: copy what you keep). The
+ * request counts as running until the callback returns: it must not
+ * start, wait for or free @request itself; signal another thread, which
+ * calls clinfer_request_wait(). */
+typedef void (*ClinferRequestCallback) (ClinferRequest *request,
+    const GError *error, gpointer user_data);
+
+/* Starts one inference on one of the compiled model's stream workers
+ * (clinfer_compiled_get_streams(); the threads are made at the first
+ * call) and returns at once. Several requests of one compiled model run
+ * at once, one per stream; more wait in line. The bound inputs and
+ * outputs must stay untouched until clinfer_request_wait() returns.
+ * @callback may be NULL. FALSE with CLINFER_ERROR_INVALID_ARGUMENT when
+ * the request is already running. */
+CLINFER_API gboolean clinfer_request_start_async (ClinferRequest *request,
+    ClinferRequestCallback callback, gpointer user_data, GError **error);
+/* Waits for the inference started with clinfer_request_start_async() and
+ * gives its result (TRUE at once when none is running). The outputs are
+ * then read as after clinfer_request_infer(). clinfer_request_infer()
+ * on a running request fails; clinfer_request_free() waits for it. */
+CLINFER_API gboolean clinfer_request_wait (ClinferRequest *request,
+    GError **error);
 /* (transfer none) Output @index of the last successful inference; valid
  * until the next clinfer_request_infer() or free. NULL if none. */
 CLINFER_API ClinferTensor *clinfer_request_get_output (ClinferRequest *request, guint index);
