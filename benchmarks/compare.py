@@ -46,6 +46,20 @@ after) or far apart, a round whose placement changed left out.
 Prints a markdown table (paste it into docs/performance.md) plus the CPU model
 from /proc/cpuinfo and the ISA clinfer's CPU kernels would pick (avx512f >
 avx2 > generic). Exit status 1 when a runtime failed.
+
+--throughput adds a throughput table (all usable CPUs, inferences per
+second across several requests in flight), same rounds and alternation:
+- clinfer: `clinfer-benchmark MODEL --hint throughput --iterations K
+  --warmup W --input NAME=FILE` (its `fps=` line);
+- OpenVINO: its own tool, `benchmark_app -m MODEL -d CPU -hint throughput
+  -infer_precision f32 -niter K [-shape NAME[...]]` (random inputs; its
+  "Throughput: X FPS" line), when benchmark_app is on PATH;
+- ONNX Runtime: one session per core group (as many sessions as usable
+  CPUs, one intra-op thread each), each in its own Python thread running
+  K / sessions inferences (ORT releases the GIL while it runs); fps is all
+  inferences over the wall time.
+Ratios in that table are clinfer fps / peer fps: above 1 means clinfer does
+more inferences per second.
 """
 
 import argparse
@@ -53,10 +67,12 @@ import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -208,6 +224,114 @@ class OpenVinoRunner:
         return median_ms(self.request.infer, iterations, warmup)
 
 
+class ClinferThroughput:
+    name = "clinfer"
+
+    def __init__(self, binary, model, input_name, input_path, shape=None):
+        self.cmd = [binary, model, "--device", "CPU", "--hint", "throughput",
+                    "--input", "%s=%s" % (input_name, input_path)]
+        if shape:
+            self.cmd += ["--shape", "%s=%s" % (input_name, "x".join(str(d) for d in shape))]
+
+    def round(self, iterations, warmup):
+        cmd = self.cmd + ["--iterations", str(iterations), "--warmup", str(warmup)]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True)
+        lines = proc.stdout.strip().splitlines()
+        match = re.match(r"^fps=([0-9.eE+-]+)$", lines[-1]) if lines else None
+        if proc.returncode != 0 or not match:
+            raise RuntimeError("%s exited %d:\n%s%s" % (" ".join(cmd), proc.returncode,
+                                                        proc.stdout, proc.stderr))
+        return float(match.group(1))
+
+
+class OrtThroughput:
+    """One session per usable CPU (one intra-op thread each), each driven by
+    its own Python thread."""
+    name = "ORT"
+
+    def __init__(self, model, input_name, data):
+        self.runners = [OrtRunner(model, input_name, data, 1) for _ in range(usable_cpus())]
+
+    def round(self, iterations, warmup):
+        per = max(1, iterations // len(self.runners))
+        for r in self.runners:
+            for _ in range(max(1, warmup // len(self.runners))):
+                r.sess.run_with_iobinding(r.binding)
+
+        def loop(r):
+            for _ in range(per):
+                r.sess.run_with_iobinding(r.binding)
+        threads = [threading.Thread(target=loop, args=(r,)) for r in self.runners]
+        start = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return per * len(self.runners) / (time.perf_counter() - start)
+
+
+class OpenVinoThroughput:
+    """benchmark_app -hint throughput: OpenVINO's own tool and its own
+    choice of streams and requests."""
+    name = "OpenVINO"
+
+    def __init__(self, model, input_name, shape):
+        self.cmd = ["benchmark_app", "-m", model, "-d", "CPU", "-hint", "throughput",
+                    "-infer_precision", "f32"]
+        if shape:
+            self.cmd += ["-shape", "%s[%s]" % (input_name, ",".join(str(d) for d in shape))]
+
+    def round(self, iterations, warmup):
+        cmd = self.cmd + ["-niter", str(iterations)]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True)
+        match = re.search(r"Throughput:\s+([0-9.]+)\s+FPS", proc.stdout)
+        if proc.returncode != 0 or not match:
+            raise RuntimeError("%s exited %d:\n%s" % (" ".join(cmd), proc.returncode,
+                                                      proc.stdout[-2000:]))
+        return float(match.group(1))
+
+
+def throughput_table(args, binary, model_specs, tmp_inputs):
+    """Rounds of every runtime's throughput per model (alternating order);
+    prints and returns the rows."""
+    use_ov = shutil.which("benchmark_app") is not None and not args.no_openvino
+    rows = []
+    for key, (model, fixed_shape, input_name, data, input_path) in tmp_inputs.items():
+        runners = []
+        if binary:
+            runners.append(ClinferThroughput(binary, model, input_name, input_path, fixed_shape))
+        runners.append(OrtThroughput(model, input_name, data))
+        if use_ov:
+            runners.append(OpenVinoThroughput(model, input_name, fixed_shape))
+        rounds = {r.name: [] for r in runners}
+        for k in range(args.rounds):
+            for runner in (runners if k % 2 == 0 else runners[::-1]):
+                try:
+                    rounds[runner.name].append(runner.round(args.tput_iterations, args.warmup))
+                except RuntimeError as exc:
+                    print("compare.py: %s throughput failed: %s" % (runner.name, exc),
+                          file=sys.stderr)
+                    rounds[runner.name] = None
+        fps = {n: (statistics.median(v) if v else "error") for n, v in rounds.items()}
+        row = {"model": os.path.basename(model), "cpus": usable_cpus(),
+               "clinfer_fps": fps.get("clinfer", "n/a"), "ort_fps": fps.get("ORT", "n/a"),
+               "openvino_fps": fps.get("OpenVINO", "n/a"), "rounds": rounds}
+        rows.append(row)
+        print("%s throughput: %s" % (row["model"], ", ".join(
+            "%s %s fps" % (n, fmt(v)) for n, v in fps.items())), flush=True)
+    print("\n| model | CPUs | clinfer fps | ORT fps | OpenVINO fps | clinfer/ORT | clinfer/OpenVINO |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print("| %s | %d | %s | %s | %s | %s | %s |" % (
+            row["model"], row["cpus"], fmt(row["clinfer_fps"]), fmt(row["ort_fps"]),
+            fmt(row["openvino_fps"]), ratio(row["clinfer_fps"], row["ort_fps"]),
+            ratio(row["clinfer_fps"], row["openvino_fps"])))
+    print("(fps ratios: above 1 means clinfer does more inferences per second)")
+    return rows
+
+
 def core_latency_tool(binary):
     """build/benchmarks/clinfer-core-latency beside BUILD/engine/tools/clinfer-benchmark."""
     if binary is None:
@@ -293,6 +417,12 @@ def main():
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    parser.add_argument("--throughput", action="store_true",
+                        help="also compare throughput on all usable CPUs")
+    parser.add_argument("--only-throughput", action="store_true",
+                        help="compare throughput only")
+    parser.add_argument("--tput-iterations", type=int, default=2000,
+                        help="inferences per throughput round (default 2000)")
     args = parser.parse_args()
     os.chdir(ROOT)
 
@@ -326,12 +456,17 @@ def main():
 
     cpu_model, isa = cpu_info()
     print("CPU: %s (%d usable CPUs), clinfer ISA: %s" % (cpu_model, usable_cpus(), isa))
-    print("onnxruntime %s, openvino %s, numpy %s; %d rounds x %d iterations (+%d warm-up)\n" % (
+    print("onnxruntime %s, openvino %s, numpy %s; %d rounds x %d iterations (+%d warm-up)%s\n" % (
         ort.__version__, ov.get_version() if use_ov else "not used", np.__version__,
-        args.rounds, args.iterations, args.warmup), flush=True)
+        args.rounds, args.iterations, args.warmup,
+        "; throughput rounds of %d inferences" % args.tput_iterations
+        if args.throughput or args.only_throughput else ""), flush=True)
 
-    results, failed = [], False
+    results, failed, tput_rows = [], False, []
+    if args.only_throughput:
+        threads_list = []
     with tempfile.TemporaryDirectory(prefix="clinfer-compare-") as tmp:
+        tmp_inputs = {}
         for key, (model, fixed_shape) in model_specs.items():
             quiet = ort.SessionOptions()
             quiet.log_severity_level = 3  # tf2onnx leaves unused initialisers: ORT warns
@@ -342,6 +477,7 @@ def main():
                 -1.0, 1.0, size=fixed_shape or inp.shape).astype(np.float32)
             input_path = os.path.join(tmp, key + ".npy")
             np.save(input_path, data)
+            tmp_inputs[key] = (model, fixed_shape, inp.name, data, input_path)
             for threads in threads_list:
                 runners, medians = [], {}
                 if binary:
@@ -386,7 +522,13 @@ def main():
                     "%s %s ms" % (n, fmt(v)) for n, v in medians.items()),
                     "; core round trip %s ns" % "/".join("%.0f" % t for t in trips)
                     if trips else ""), flush=True)
+        if args.throughput or args.only_throughput:
+            tput_rows = throughput_table(args, binary, model_specs, tmp_inputs)
+            failed = failed or any("error" in (r["clinfer_fps"], r["ort_fps"], r["openvino_fps"])
+                                   for r in tput_rows)
 
+    if args.only_throughput:
+        return 1 if failed else 0
     print("\n| model | threads | clinfer ms | ORT ms | OpenVINO ms | clinfer/ORT | clinfer/OpenVINO "
           "| core round trip ns |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -406,7 +548,8 @@ def main():
                        "onnxruntime": ort.__version__,
                        "openvino": ov.get_version() if use_ov else None,
                        "rounds": args.rounds, "iterations": args.iterations,
-                       "warmup": args.warmup, "results": results}, f, indent=1)
+                       "warmup": args.warmup, "results": results,
+                       "throughput": tput_rows}, f, indent=1)
     return 1 if failed else 0
 
 
