@@ -61,6 +61,8 @@ enum
   PROP_CONFIG_FILE,
   PROP_DEVICE,
   PROP_THREADS,
+  PROP_PERFORMANCE_HINT,
+  PROP_NIREQ,
   PROP_MEMORY_LIMIT,
   PROP_INFERENCE_INTERVAL,
   PROP_MEAN_VALUES,
@@ -83,6 +85,9 @@ enum
 #define DEFAULT_PROP_CONFIG_FILE NULL
 #define DEFAULT_PROP_DEVICE "AUTO"
 #define DEFAULT_PROP_THREADS 0
+#define DEFAULT_PROP_PERFORMANCE_HINT CLINFER_HINT_NONE
+#define DEFAULT_PROP_NIREQ 1
+#define MAX_NIREQ 64
 #define DEFAULT_PROP_MEMORY_LIMIT 0
 #define DEFAULT_PROP_INFERENCE_INTERVAL 1
 #define DEFAULT_PROP_MEAN_VALUES NULL
@@ -133,6 +138,9 @@ static gboolean gst_clinfer_start (GstBaseTransform * trans);
 static gboolean gst_clinfer_stop (GstBaseTransform * trans);
 static gboolean gst_clinfer_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_clinfer_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+static GstFlowReturn drain (GstClinfer * self);
 static gboolean gst_clinfer_sink_event (GstBaseTransform * trans,
     GstEvent * event);
 static GstFlowReturn gst_clinfer_transform_ip (GstBaseTransform * trans,
@@ -159,6 +167,29 @@ gst_clinfer_resize_method_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType _type = g_enum_register_static ("GstClinferResizeMethod", values);
+    g_once_init_leave (&type, _type);
+  }
+  return type;
+}
+
+GType
+gst_clinfer_performance_hint_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {CLINFER_HINT_NONE, "threads as set, one stream", "none"},
+    {CLINFER_HINT_LATENCY, "One inference as fast as possible: one stream, "
+          "the thread count measured when the model is compiled (all cores "
+          "or one, the faster)", "latency"},
+    {CLINFER_HINT_THROUGHPUT, "Most frames per second: the CPU cores split "
+          "into streams of one thread (of threads, when set), each running "
+          "its own requests; two on the GPU", "throughput"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType _type = g_enum_register_static ("GstClinferPerformanceHint",
+        values);
     g_once_init_leave (&type, _type);
   }
   return type;
@@ -218,6 +249,19 @@ gst_clinfer_class_init (GstClinferClass * klass)
   properties[PROP_THREADS] = g_param_spec_uint ("threads", "Threads",
       "CPU threads for inference and pre-processing (0 = one per core); "
       "applied like model", 0, 1024, DEFAULT_PROP_THREADS,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_PERFORMANCE_HINT] = g_param_spec_enum ("performance-hint",
+      "Performance hint",
+      "How the model's threads are used (the engine's performance hint); "
+      "threads, when set, overrides the count; applied like model",
+      GST_TYPE_CLINFER_PERFORMANCE_HINT, DEFAULT_PROP_PERFORMANCE_HINT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_NIREQ] = g_param_spec_uint ("nireq", "Requests in flight",
+      "Frames inferred at once by this element: above 1 the element "
+      "pre-processes the next frame while earlier ones infer (on the "
+      "compiled model's streams) and pushes frames in their order, adding "
+      "nireq - 1 frames of latency; 1 infers each frame before pushing it; "
+      "applied like model", 1, MAX_NIREQ, DEFAULT_PROP_NIREQ,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_MEMORY_LIMIT] = g_param_spec_uint64 ("memory-limit",
       "Memory limit",
@@ -321,6 +365,7 @@ gst_clinfer_class_init (GstClinferClass * klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_clinfer_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_clinfer_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_clinfer_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_clinfer_query);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_clinfer_transform_ip);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_clinfer_propose_allocation);
@@ -328,6 +373,7 @@ gst_clinfer_class_init (GstClinferClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_RESIZE_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_DECODER_TYPE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_PERFORMANCE_HINT, 0);
 }
 
 static void
@@ -335,6 +381,9 @@ gst_clinfer_init (GstClinfer * self)
 {
   self->device = g_strdup (DEFAULT_PROP_DEVICE);
   self->threads = DEFAULT_PROP_THREADS;
+  self->performance_hint = DEFAULT_PROP_PERFORMANCE_HINT;
+  self->nireq = DEFAULT_PROP_NIREQ;
+  g_queue_init (&self->pending);
   self->memory_limit = DEFAULT_PROP_MEMORY_LIMIT;
   self->inference_interval = DEFAULT_PROP_INFERENCE_INTERVAL;
   self->reverse_channels = DEFAULT_PROP_REVERSE_CHANNELS;
@@ -408,6 +457,15 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       self->reload_pending |= self->threads != g_value_get_uint (value);
       self->threads = g_value_get_uint (value);
       break;
+    case PROP_PERFORMANCE_HINT:
+      self->reload_pending |= self->performance_hint
+          != (ClinferPerformanceHint) g_value_get_enum (value);
+      self->performance_hint = g_value_get_enum (value);
+      break;
+    case PROP_NIREQ:
+      self->reload_pending |= self->nireq != g_value_get_uint (value);
+      self->nireq = g_value_get_uint (value);
+      break;
     case PROP_MEMORY_LIMIT:
       self->reload_pending |= self->memory_limit != g_value_get_uint64 (value);
       self->memory_limit = g_value_get_uint64 (value);
@@ -477,6 +535,12 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
+      break;
+    case PROP_PERFORMANCE_HINT:
+      g_value_set_enum (value, self->performance_hint);
+      break;
+    case PROP_NIREQ:
+      g_value_set_uint (value, self->nireq);
       break;
     case PROP_MEMORY_LIMIT:
       g_value_set_uint64 (value, self->memory_limit);
@@ -583,13 +647,65 @@ model_name_from_path (const gchar * path)
   return base;
 }
 
+/* A frame waiting to be pushed: its inference in flight on @slot, or
+ * (@slot NULL) a frame without inference behind such frames. */
+typedef struct
+{
+  GstBuffer *buffer;            /* owned */
+  GstClinferSlot *slot;
+  guint64 frame_number;
+} GstClinferPending;
+
+/* Ends @slot's inference in flight, if any, and lets go of its frame. */
+static void
+slot_settle (GstClinferSlot * slot)
+{
+  if (!slot->busy)
+    return;
+  clinfer_request_wait (slot->request, NULL);
+  clinfer_preprocess_done (slot->preprocess);
+  gst_clinfer_frame_unmap (&slot->frame);
+  slot->busy = FALSE;
+}
+
+/* Drops the frames waiting to be pushed (flush, stop): their inferences
+ * are waited for, nothing is pushed. */
+static void
+drop_pending (GstClinfer * self)
+{
+  GstClinferPending *p;
+
+  while ((p = g_queue_pop_head (&self->pending)) != NULL) {
+    if (p->slot != NULL)
+      slot_settle (p->slot);
+    gst_buffer_unref (p->buffer);
+    g_free (p);
+  }
+}
+
+static void
+free_slots (GstClinfer * self)
+{
+  guint i;
+
+  drop_pending (self);
+  for (i = 0; i < self->n_slots; i++) {
+    GstClinferSlot *slot = &self->slots[i];
+
+    slot_settle (slot);
+    g_clear_pointer (&slot->preprocess, clinfer_preprocess_free);
+    /* The request first: it references the output blocks' tensors. */
+    g_clear_pointer (&slot->request, clinfer_request_free);
+    g_clear_pointer (&slot->outputs, gst_clinfer_outputs_free);
+  }
+  g_clear_pointer (&self->slots, g_free);
+  self->n_slots = 0;
+}
+
 static void
 gst_clinfer_unload (GstClinfer * self)
 {
-  g_clear_pointer (&self->preprocess, clinfer_preprocess_free);
-  /* The request first: it references the output blocks' tensors. */
-  g_clear_pointer (&self->request, clinfer_request_free);
-  g_clear_pointer (&self->outputs, gst_clinfer_outputs_free);
+  free_slots (self);
   GST_OBJECT_LOCK (self);
   gst_clear_object (&self->allocator);
   GST_OBJECT_UNLOCK (self);
@@ -638,6 +754,7 @@ gst_clinfer_load (GstClinfer * self)
   g_autofree gchar *failed_lib = NULL;
   GError *err = NULL;
   gboolean conflict = FALSE;
+  guint n_slots, i;
 
   GST_OBJECT_LOCK (self);
   settings.model_path = g_strdup (self->model_path);
@@ -646,6 +763,8 @@ gst_clinfer_load (GstClinfer * self)
     settings.config_file = g_strdup (self->config_file);
   settings.device = g_strdup (self->device);
   settings.threads = (gint) self->threads;
+  settings.hint = self->performance_hint;
+  n_slots = self->nireq;
   settings.memory_limit = self->memory_limit;
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')
@@ -675,15 +794,22 @@ gst_clinfer_load (GstClinfer * self)
             "model, device, config-file, custom-lib, threads or memory-limit; this element "
             "reads and compiles its own copy", instance_id), (NULL));
   }
-  self->request = clinfer_compiled_create_request (self->shared->compiled,
-      &err);
-  if (self->request == NULL)
-    goto load_failed;
-  self->outputs = gst_clinfer_outputs_new (self->shared->compiled);
+  self->slots = g_new0 (GstClinferSlot, n_slots);
+  self->n_slots = n_slots;
+  for (i = 0; i < n_slots; i++) {
+    self->slots[i].request =
+        clinfer_compiled_create_request (self->shared->compiled, &err);
+    if (self->slots[i].request == NULL)
+      goto load_failed;
+    self->slots[i].outputs = gst_clinfer_outputs_new (self->shared->compiled);
+  }
   self->model_name = model_name_from_path (settings.model_path);
   make_allocator (self);
-  GST_INFO_OBJECT (self, "model %s on device %s", settings.model_path,
-      clinfer_compiled_get_device_name (self->shared->compiled));
+  GST_INFO_OBJECT (self, "model %s on device %s, %d stream(s) of %d "
+      "thread(s), %u request(s)", settings.model_path,
+      clinfer_compiled_get_device_name (self->shared->compiled),
+      clinfer_compiled_get_streams (self->shared->compiled),
+      clinfer_compiled_get_threads (self->shared->compiled), n_slots);
   gst_clinfer_model_settings_clear (&settings);
   return TRUE;
 
@@ -815,7 +941,8 @@ input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
 /* Zero-filled tensors for the inputs other than the video one, dynamic
  * dims taken as 1. */
 static gboolean
-bind_other_inputs (GstClinfer * self, GError ** error)
+bind_other_inputs (GstClinfer * self, ClinferRequest * request,
+    GError ** error)
 {
   ClinferCompiled *compiled = self->shared->compiled;
   guint i, n = clinfer_compiled_get_n_inputs (compiled);
@@ -835,7 +962,7 @@ bind_other_inputs (GstClinfer * self, GError ** error)
     GST_INFO_OBJECT (self, "model input %s is fed zeros", info.name);
     t = clinfer_tensor_new (info.type, &info.shape, error);
     if (t == NULL
-        || !clinfer_request_set_input_by_index (self->request, i, t, error))
+        || !clinfer_request_set_input_by_index (request, i, t, error))
       return FALSE;
   }
   return TRUE;
@@ -849,6 +976,7 @@ gst_clinfer_configure (GstClinfer * self)
   ClinferCompiled *compiled = self->shared->compiled;
   ClinferPreprocessConfig cfg;
   ClinferFrameInfo frame_info;
+  guint i;
   g_autofree gchar *input_name = NULL, *mean = NULL, *scale = NULL;
   g_autofree gchar *labels_file = NULL;
   g_autofree gchar *shape_text = NULL;
@@ -872,7 +1000,8 @@ gst_clinfer_configure (GstClinfer * self)
   GST_OBJECT_UNLOCK (self);
 
   self->configured = FALSE;
-  g_clear_pointer (&self->preprocess, clinfer_preprocess_free);
+  for (i = 0; i < self->n_slots; i++)
+    g_clear_pointer (&self->slots[i].preprocess, clinfer_preprocess_free);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
 
   index = find_video_input (compiled, input_name);
@@ -932,16 +1061,21 @@ gst_clinfer_configure (GstClinfer * self)
   if (!gst_clinfer_frame_info_from_video_info (&frame_info, &self->vinfo,
           &err))
     goto preprocess_failed;
-  self->preprocess = clinfer_preprocess_new (compiled, &frame_info, &cfg,
-      &err);
-  if (self->preprocess == NULL)
-    goto preprocess_failed;
+  for (i = 0; i < self->n_slots; i++) {
+    GstClinferSlot *slot = &self->slots[i];
+
+    slot->preprocess = clinfer_preprocess_new (compiled, &frame_info, &cfg,
+        &err);
+    if (slot->preprocess == NULL)
+      goto preprocess_failed;
+    if (!clinfer_preprocess_bind (slot->preprocess, slot->request,
+            self->input_index, &err)
+        || !bind_other_inputs (self, slot->request, &err))
+      goto bind_failed;
+  }
   GST_INFO_OBJECT (self, "pre-processing on %s: %s",
       clinfer_compiled_get_device_name (compiled),
-      clinfer_preprocess_get_description (self->preprocess));
-  if (!clinfer_preprocess_bind (self->preprocess, self->request,
-          self->input_index, &err) || !bind_other_inputs (self, &err))
-    goto bind_failed;
+      clinfer_preprocess_get_description (self->slots[0].preprocess));
 
   self->configured = TRUE;
   return TRUE;
@@ -1041,18 +1175,19 @@ meta_data_type (ClinferElementType type)
 /* Puts every output of the last inference in a tensor meta: the bound
  * output block, or copies. Returns the meta (the decoders read it). */
 static GstClinferTensorMeta *
-attach_tensor_meta (GstClinfer * self, GstBuffer * buf, guint n_outputs)
+attach_tensor_meta (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
+    guint n_outputs)
 {
   GstClinferTensorMeta *meta;
   guint i;
 
   meta = gst_buffer_add_clinfer_tensor_meta (buf, self->model_name);
-  if (self->outputs != NULL) {
-    gst_clinfer_outputs_attach (self->outputs, self->shared->compiled, meta);
+  if (slot->outputs != NULL) {
+    gst_clinfer_outputs_attach (slot->outputs, self->shared->compiled, meta);
     return meta;
   }
   for (i = 0; i < n_outputs; i++) {
-    ClinferTensor *t = clinfer_request_get_output (self->request, i);
+    ClinferTensor *t = clinfer_request_get_output (slot->request, i);
     const ClinferShape *s = clinfer_tensor_get_shape (t);
     g_autoptr (GBytes) bytes = NULL;
     ClinferPortInfo info;
@@ -1109,7 +1244,8 @@ list_rois (GstBuffer * buf)
 /* One line describing the regions on @buf that are not in @before (those
  * this element added), best first. */
 static gchar *
-describe_results (GstClinfer * self, GstBuffer * buf, GPtrArray * before)
+describe_results (GstClinfer * self, GstBuffer * buf, GPtrArray * before,
+    guint64 frame_number)
 {
   GString *s = g_string_new (NULL);
   GPtrArray *rois = list_rois (buf);
@@ -1122,7 +1258,7 @@ describe_results (GstClinfer * self, GstBuffer * buf, GPtrArray * before)
   g_ptr_array_sort (rois, compare_confidence);
 
   g_string_append_printf (s, "frame %" G_GUINT64_FORMAT " pts %"
-      GST_TIME_FORMAT ": %u region%s", self->frame_count - 1,
+      GST_TIME_FORMAT ": %u region%s", frame_number,
       GST_TIME_ARGS (GST_BUFFER_PTS (buf)), rois->len,
       rois->len == 1 ? "" : "s");
   for (i = 0; i < rois->len; i++) {
@@ -1182,14 +1318,56 @@ invalid_caps:
   }
 }
 
+/* LATENCY: with nireq above 1 a frame waits for up to nireq - 1 later
+ * frames before it is pushed; DRAIN: the frames in flight are pushed. */
+static gboolean
+gst_clinfer_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+  GstClockTime min, max, extra;
+  gboolean live;
+
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN
+      && !g_queue_is_empty (&self->pending))
+    drain (self);
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+          query))
+    return FALSE;
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
+      && self->n_slots > 1 && self->have_caps
+      && GST_VIDEO_INFO_FPS_N (&self->vinfo) > 0) {
+    gst_query_parse_latency (query, &live, &min, &max);
+    extra = gst_util_uint64_scale_int ((self->n_slots - 1) * GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&self->vinfo), GST_VIDEO_INFO_FPS_N
+        (&self->vinfo));
+    GST_DEBUG_OBJECT (self, "%u requests in flight add %" GST_TIME_FORMAT,
+        self->n_slots, GST_TIME_ARGS (extra));
+    gst_query_set_latency (query, live, min + extra,
+        GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
+  }
+  return TRUE;
+}
+
 static gboolean
 gst_clinfer_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstClinfer *self = GST_CLINFER (trans);
 
-  /* inference-interval counts from the first frame after a flush. */
-  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP)
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    /* Frames in flight are dropped; inference-interval counts from the
+     * first frame after a flush. */
+    drop_pending (self);
     self->frame_count = 0;
+  } else if (GST_EVENT_IS_SERIALIZED (event)
+      && !g_queue_is_empty (&self->pending)) {
+    /* EOS, caps, segments, gaps, ...: after the frames before them. */
+    GstFlowReturn ret = drain (self);
+
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "draining before %s: %s",
+          GST_EVENT_TYPE_NAME (event), gst_flow_get_name (ret));
+  }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
@@ -1273,77 +1451,48 @@ gst_clinfer_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
+/* The results of @slot's finished inference (@ok, or @err, which is
+ * consumed) onto @buf: the frame lets go, then the tensor meta, the
+ * decoder's regions and last-message. Posts an error on failure. */
 static GstFlowReturn
-gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
+    guint64 frame_number, gboolean ok, GError * err)
 {
-  GstClinfer *self = GST_CLINFER (trans);
   GstClinferDecodeContext ctx;
   GstClinferTensorMeta *tensor_meta;
-  GError *err = NULL;
-  gboolean reload, reconfigure, silent, ok;
-  guint interval, n_outputs;
   g_autoptr (GPtrArray) before = NULL;
+  guint64 to_device = 0;
+  gboolean silent;
   gfloat threshold;
   gchar *message;
-  guint64 to_device = 0;
-  GstClinferMappedFrame frame;
+
+  /* The inference waited for the pre-processing too: the frame it read
+   * may go (and with it the mapping's reference to @buf). */
+  clinfer_preprocess_done (slot->preprocess);
+  gst_clinfer_frame_unmap (&slot->frame);
+  slot->busy = FALSE;
+  if (!ok)
+    goto infer_failed;
 
   GST_OBJECT_LOCK (self);
-  reload = self->reload_pending;
-  reconfigure = self->configure_pending;
-  interval = self->inference_interval;
   threshold = self->threshold;
   silent = self->silent;
   GST_OBJECT_UNLOCK (self);
 
-  if (!self->have_caps)
-    goto not_negotiated;
-  if (reload || self->shared == NULL) {
-    GST_INFO_OBJECT (self, "loading the model again (settings changed)");
-    if (!gst_clinfer_load (self))
-      return GST_FLOW_ERROR;
-    reconfigure = TRUE;
-    /* Upstream asks for memory again: the device (and so the memory
-     * worth offering) may have changed. */
-    gst_base_transform_reconfigure_sink (trans);
-  }
-  if ((reconfigure || !self->configured) && !gst_clinfer_configure (self))
-    return GST_FLOW_ERROR;
-
-  if (self->frame_count++ % interval != 0)
-    return GST_FLOW_OK;
-
-  if (!gst_clinfer_frame_map (&frame, clinfer_compiled_get_remote_context
-          (self->shared->compiled), buf, &self->vinfo, &err))
-    goto preprocess_failed;
-  if (!clinfer_preprocess_run (self->preprocess, &frame.frame, &err)) {
-    gst_clinfer_frame_unmap (&frame);
-    goto preprocess_failed;
-  }
-
-  ok = (self->outputs == NULL
-      || gst_clinfer_outputs_bind (self->outputs, self->request, &err))
-      && clinfer_request_infer (self->request, &err);
-  /* The inference waited for the pre-processing too: the frame it read
-   * may go. */
-  clinfer_preprocess_done (self->preprocess);
-  gst_clinfer_frame_unmap (&frame);
-  if (!ok)
-    goto infer_failed;
-  clinfer_request_get_copy_stats (self->request, &to_device, NULL);
+  clinfer_request_get_copy_stats (slot->request, &to_device, NULL);
   GST_OBJECT_LOCK (self);
-  self->bytes_copied = clinfer_preprocess_get_bytes_copied (self->preprocess)
+  self->bytes_copied = clinfer_preprocess_get_bytes_copied (slot->preprocess)
       + to_device;
   GST_OBJECT_UNLOCK (self);
 
-  n_outputs = clinfer_compiled_get_n_outputs (self->shared->compiled);
-  tensor_meta = attach_tensor_meta (self, buf, n_outputs);
+  tensor_meta = attach_tensor_meta (self, slot, buf,
+      clinfer_compiled_get_n_outputs (self->shared->compiled));
 
   if (self->decoder_impl != NULL) {
     if (!silent)
       before = list_rois (buf);
     ctx.buffer = buf;
-    ctx.geometry = clinfer_preprocess_get_geometry (self->preprocess);
+    ctx.geometry = clinfer_preprocess_get_geometry (slot->preprocess);
     ctx.meta = tensor_meta;
     ctx.threshold = threshold;
     ctx.labels = self->labels;
@@ -1354,7 +1503,7 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!silent) {
     if (before == NULL)
       before = g_ptr_array_new ();
-    message = describe_results (self, buf, before);
+    message = describe_results (self, buf, before, frame_number);
     GST_OBJECT_LOCK (self);
     g_free (self->last_message);
     self->last_message = message;
@@ -1364,19 +1513,6 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   return GST_FLOW_OK;
 
   /* ERRORS */
-not_negotiated:
-  {
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
-        ("received a buffer before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-preprocess_failed:
-  {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Pre-processing failed: %s", err->message), (NULL));
-    g_clear_error (&err);
-    return GST_FLOW_ERROR;
-  }
 infer_failed:
   {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -1393,5 +1529,203 @@ decode_failed:
             err->message), (NULL));
     g_clear_error (&err);
     return GST_FLOW_ERROR;
+  }
+}
+
+/* Pre-processes @buf into @slot's request (the frame stays mapped until
+ * finish_frame()) and binds its output blocks. Posts an error on
+ * failure. */
+static gboolean
+prepare_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf)
+{
+  GError *err = NULL;
+
+  if (!gst_clinfer_frame_map (&slot->frame, clinfer_compiled_get_remote_context
+          (self->shared->compiled), buf, &self->vinfo, &err))
+    goto preprocess_failed;
+  if (!clinfer_preprocess_run (slot->preprocess, &slot->frame.frame, &err)) {
+    gst_clinfer_frame_unmap (&slot->frame);
+    goto preprocess_failed;
+  }
+  slot->busy = TRUE;
+  if (slot->outputs != NULL
+      && !gst_clinfer_outputs_bind (slot->outputs, slot->request, &err)) {
+    finish_frame (self, slot, buf, 0, FALSE, err);
+    return FALSE;
+  }
+  return TRUE;
+
+  /* ERRORS */
+preprocess_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Pre-processing failed: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+}
+
+static void
+slot_finished (ClinferRequest * request, const GError * error,
+    gpointer user_data)
+{
+  GstClinferSlot *slot = user_data;
+
+  g_atomic_int_set (&slot->finished, 1);
+}
+
+/* Pushes the oldest waiting frame once its inference (if any) has ended:
+ * waits for it when @block, else returns GST_FLOW_CUSTOM_SUCCESS when it
+ * is still running. */
+static GstFlowReturn
+push_head (GstClinfer * self, gboolean block)
+{
+  GstClinferPending *p = g_queue_peek_head (&self->pending);
+  GstFlowReturn ret = GST_FLOW_OK;
+  GError *err = NULL;
+  GstBuffer *buf;
+  gboolean ok;
+
+  if (p->slot != NULL && !block && !g_atomic_int_get (&p->slot->finished))
+    return GST_FLOW_CUSTOM_SUCCESS;
+  g_queue_pop_head (&self->pending);
+  buf = p->buffer;
+  if (p->slot != NULL) {
+    ok = clinfer_request_wait (p->slot->request, &err);
+    ret = finish_frame (self, p->slot, buf, p->frame_number, ok, err);
+  }
+  g_free (p);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (buf);
+    return ret;
+  }
+  return gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+}
+
+/* Pushes every waiting frame, in order, waiting for their inferences. */
+static GstFlowReturn
+drain (GstClinfer * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->pending))
+    ret = push_head (self, TRUE);
+  if (ret != GST_FLOW_OK)
+    drop_pending (self);
+  return ret;
+}
+
+static GstClinferSlot *
+free_slot (GstClinfer * self)
+{
+  guint i;
+
+  for (i = 0; i < self->n_slots; i++)
+    if (!self->slots[i].busy)
+      return &self->slots[i];
+  return NULL;
+}
+
+/* nireq > 1: @buf's inference is started on a free slot (waiting for the
+ * oldest frame when none is) and @buf waits in line; whatever has ended
+ * at the head of the line is pushed. */
+static GstFlowReturn
+infer_async (GstClinfer * self, GstBuffer * buf, guint64 frame_number)
+{
+  GstClinferSlot *slot;
+  GstClinferPending *p;
+  GstFlowReturn ret;
+  GError *err = NULL;
+
+  while ((slot = free_slot (self)) == NULL) {
+    ret = push_head (self, TRUE);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  if (!prepare_frame (self, slot, buf))
+    return GST_FLOW_ERROR;
+  g_atomic_int_set (&slot->finished, 0);
+  if (!clinfer_request_start_async (slot->request, slot_finished, slot, &err))
+    return finish_frame (self, slot, buf, frame_number, FALSE, err);
+  p = g_new0 (GstClinferPending, 1);
+  p->buffer = gst_buffer_ref (buf);
+  p->slot = slot;
+  p->frame_number = frame_number;
+  g_queue_push_tail (&self->pending, p);
+  /* Earlier frames whose inference has ended go now; @buf itself waits
+   * for a later call (the base class still holds it: no meta can be
+   * added yet). */
+  ret = GST_FLOW_OK;
+  while (ret == GST_FLOW_OK && g_queue_peek_head (&self->pending) != p)
+    ret = push_head (self, FALSE);
+  if (ret == GST_FLOW_CUSTOM_SUCCESS)
+    ret = GST_FLOW_OK;
+  return ret == GST_FLOW_OK ? GST_BASE_TRANSFORM_FLOW_DROPPED : ret;
+}
+
+static GstFlowReturn
+gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClinfer *self = GST_CLINFER (trans);
+  GstClinferSlot *slot;
+  GstClinferPending *p;
+  GError *err = NULL;
+  gboolean reload, reconfigure, ok;
+  GstFlowReturn ret;
+  guint64 frame_number;
+  guint interval;
+
+  GST_OBJECT_LOCK (self);
+  reload = self->reload_pending;
+  reconfigure = self->configure_pending;
+  interval = self->inference_interval;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!self->have_caps)
+    goto not_negotiated;
+  if (reload || reconfigure || self->shared == NULL || !self->configured) {
+    /* Frames in flight finish with the settings they started with. */
+    ret = drain (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  if (reload || self->shared == NULL) {
+    GST_INFO_OBJECT (self, "loading the model again (settings changed)");
+    if (!gst_clinfer_load (self))
+      return GST_FLOW_ERROR;
+    reconfigure = TRUE;
+    /* Upstream asks for memory again: the device (and so the memory
+     * worth offering) may have changed. */
+    gst_base_transform_reconfigure_sink (trans);
+  }
+  if ((reconfigure || !self->configured) && !gst_clinfer_configure (self))
+    return GST_FLOW_ERROR;
+
+  frame_number = self->frame_count++;
+  if (frame_number % interval != 0) {
+    /* No inference; behind frames in flight it waits its turn. */
+    if (g_queue_is_empty (&self->pending))
+      return GST_FLOW_OK;
+    p = g_new0 (GstClinferPending, 1);
+    p->buffer = gst_buffer_ref (buf);
+    p->frame_number = frame_number;
+    g_queue_push_tail (&self->pending, p);
+    return GST_BASE_TRANSFORM_FLOW_DROPPED;
+  }
+  if (self->n_slots > 1)
+    return infer_async (self, buf, frame_number);
+
+  slot = &self->slots[0];
+  if (!prepare_frame (self, slot, buf))
+    return GST_FLOW_ERROR;
+  ok = clinfer_request_infer (slot->request, &err);
+  return finish_frame (self, slot, buf, frame_number, ok, err);
+
+  /* ERRORS */
+not_negotiated:
+  {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("received a buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
   }
 }

@@ -26,6 +26,23 @@ G_DECLARE_FINAL_TYPE (GstClinfer, gst_clinfer, GST, CLINFER, GstBaseTransform)
 GType gst_clinfer_resize_method_get_type (void);
 #define GST_TYPE_CLINFER_DECODER_TYPE (gst_clinfer_decoder_type_get_type ())
 GType gst_clinfer_decoder_type_get_type (void);
+#define GST_TYPE_CLINFER_PERFORMANCE_HINT (gst_clinfer_performance_hint_get_type ())
+GType gst_clinfer_performance_hint_get_type (void);
+
+/* One request of the element with what runs on it: its pre-processing
+ * (input tensor), output blocks, and while an inference is in flight the
+ * frame it reads. */
+typedef struct
+{
+  ClinferRequest *request;
+  ClinferPreprocess *preprocess;
+  /* Output storage bound to the request, handed to each frame's meta
+   * without a copy; NULL: outputs copied into the meta. */
+  GstClinferOutputs *outputs;
+  GstClinferMappedFrame frame;
+  gboolean busy;                /* an inference started, not finished */
+  gint finished;                /* atomic: the async inference ended */
+} GstClinferSlot;
 
 struct _GstClinfer
 {
@@ -36,6 +53,8 @@ struct _GstClinfer
   gchar *config_file;
   gchar *device;
   guint threads;
+  ClinferPerformanceHint performance_hint;
+  guint nireq;
   guint64 memory_limit;
   guint inference_interval;
   gchar *mean_values;
@@ -58,15 +77,15 @@ struct _GstClinfer
   /* Streaming state: set up in start(), used by the streaming thread,
    * freed in stop(). */
   GstClinferSharedModel *shared;
-  ClinferRequest *request;
+  /* nireq slots; with more than one, frames wait in @pending (their
+   * inference in flight, or behind one) and are pushed in order. */
+  GstClinferSlot *slots;
+  guint n_slots;
+  GQueue pending;               /* GstClinferPending* */
   gchar *model_name;
   GstVideoInfo vinfo;
   gboolean have_caps;
   gboolean configured;
-  ClinferPreprocess *preprocess;
-  /* Output storage bound to the request, handed to each frame's meta
-   * without a copy; NULL: outputs copied into the meta. */
-  GstClinferOutputs *outputs;
   /* OpenCL memory of the compiled model's context, proposed to upstream
    * (GPU devices only; NULL otherwise). */
   GstAllocator *allocator;

@@ -33,6 +33,7 @@ settings_equal (const GstClinferModelSettings * a,
   return g_strcmp0 (a->model_path, b->model_path) == 0
       && g_strcmp0 (a->config_file, b->config_file) == 0
       && g_strcmp0 (a->device, b->device) == 0 && a->threads == b->threads
+      && a->hint == b->hint
       && a->memory_limit == b->memory_limit
       && g_strcmp0 (a->custom_lib, b->custom_lib) == 0;
 }
@@ -74,6 +75,7 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
   config = clinfer_compile_config_new ();
   clinfer_compile_config_set_device (config, settings->device);
   clinfer_compile_config_set_threads (config, settings->threads);
+  clinfer_compile_config_set_performance_hint (config, settings->hint);
   clinfer_compile_config_set_memory_limit (config, settings->memory_limit);
   if (settings->config_file != NULL)
     clinfer_compile_config_set_config_file (config, settings->config_file);
@@ -93,6 +95,7 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
   shared->settings.config_file = g_strdup (settings->config_file);
   shared->settings.device = g_strdup (settings->device);
   shared->settings.threads = settings->threads;
+  shared->settings.hint = settings->hint;
   shared->settings.memory_limit = settings->memory_limit;
   shared->settings.custom_lib = g_strdup (settings->custom_lib);
   shared->model = g_steal_pointer (&model);

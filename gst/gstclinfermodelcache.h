@@ -17,6 +17,7 @@ typedef struct
   gchar *config_file;
   gchar *device;
   gint threads;
+  ClinferPerformanceHint hint;
   guint64 memory_limit;         /* bytes, 0: the machine's memory */
   gchar *custom_lib;            /* ';'-separated library paths, or NULL */
 } GstClinferModelSettings;

@@ -1,0 +1,254 @@
+/* Element tests of clinfer with several requests in flight (nireq > 1):
+ * frames leave in their order with the metadata a synchronous run gives
+ * them; inference-interval keeps its pattern; EOS waits for the frames in
+ * flight; a flush and a state change to NULL drop them (the leaks tracer
+ * and ASan check nothing is left); the LATENCY query adds the frames held;
+ * on the GPU device too when there is one. */
+#include "test-util.h"
+
+#include <clinfer/clinfer.h>
+#include <string.h>
+
+#define N_FRAMES 12
+
+static gboolean
+have_gpu (void)
+{
+  ClinferRemoteContext *ctx = clinfer_remote_context_new ("GPU", NULL);
+
+  if (ctx == NULL)
+    return FALSE;
+  clinfer_remote_context_unref (ctx);
+  return TRUE;
+}
+
+static GstBuffer *
+make_timed_frame (const GstVideoInfo * info, guint i)
+{
+  GstBuffer *buf = test_make_frame (info, 100 + i);
+
+  GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  return buf;
+}
+
+/* Pushes N_FRAMES frames then EOS through clinfer with @args and returns
+ * the output buffers in the order they left. */
+static GPtrArray *
+run_frames (const gchar * args, const GstVideoInfo * info)
+{
+  GstHarness *h = test_harness_for (test_make_clinfer ("identity-nchw-f32.onnx",
+          args));
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_buffer_unref);
+  GstBuffer *buf;
+  guint i;
+
+  test_set_video_caps (h, info);
+  for (i = 0; i < N_FRAMES; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_timed_frame (info, i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* Everything left before EOS did. */
+  while ((buf = gst_harness_try_pull (h)) != NULL)
+    g_ptr_array_add (out, buf);
+  gst_harness_teardown (h);
+  return out;
+}
+
+static void
+assert_same_meta (GstBuffer * a, GstBuffer * b, const gchar * what, guint i)
+{
+  GstClinferTensorMeta *ma = gst_buffer_get_clinfer_tensor_meta (a);
+  GstClinferTensorMeta *mb = gst_buffer_get_clinfer_tensor_meta (b);
+  guint k;
+
+  fail_unless ((ma == NULL) == (mb == NULL), "%s frame %u: meta on one run "
+      "only", what, i);
+  if (ma == NULL)
+    return;
+  fail_unless_equals_int (gst_clinfer_tensor_meta_get_n_tensors (ma),
+      gst_clinfer_tensor_meta_get_n_tensors (mb));
+  for (k = 0; k < gst_clinfer_tensor_meta_get_n_tensors (ma); k++) {
+    const GstClinferTensor *ta = gst_clinfer_tensor_meta_get_tensor (ma, k);
+    const GstClinferTensor *tb = gst_clinfer_tensor_meta_get_tensor (mb, k);
+
+    fail_unless (g_bytes_equal (ta->data, tb->data), "%s frame %u: tensor %u "
+        "differs from the synchronous run's", what, i, k);
+  }
+}
+
+/* Every frame, in order, with the synchronous run's tensors. */
+static void
+check_against_sync (const gchar * device, const gchar * extra)
+{
+  static const guint nireqs[] = { 2, 4 };
+  static const gchar *const hints[] = { "none", "throughput" };
+  GstVideoInfo info;
+  g_autofree gchar *sync_args = g_strdup_printf ("device=%s nireq=1 %s",
+      device, extra);
+  GPtrArray *want;
+  guint n, h, i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 64, 48);
+  GST_VIDEO_INFO_FPS_N (&info) = 30;
+  want = run_frames (sync_args, &info);
+  fail_unless_equals_int (want->len, N_FRAMES);
+  for (n = 0; n < G_N_ELEMENTS (nireqs); n++) {
+    for (h = 0; h < G_N_ELEMENTS (hints); h++) {
+      g_autofree gchar *args = g_strdup_printf ("device=%s nireq=%u "
+          "performance-hint=%s %s", device, nireqs[n], hints[h], extra);
+      GPtrArray *got = run_frames (args, &info);
+
+      fail_unless_equals_int (got->len, N_FRAMES);
+      for (i = 0; i < N_FRAMES; i++) {
+        GstBuffer *b = g_ptr_array_index (got, i);
+
+        fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * GST_SECOND / 30);
+        assert_same_meta (g_ptr_array_index (want, i), b, args, i);
+      }
+      g_ptr_array_unref (got);
+    }
+  }
+  g_ptr_array_unref (want);
+}
+
+GST_START_TEST (test_order_and_meta_cpu)
+{
+  check_against_sync ("CPU", "");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_order_and_meta_interval)
+{
+  /* Frames without inference wait behind those in flight. */
+  check_against_sync ("CPU", "inference-interval=3");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_order_and_meta_gpu)
+{
+  if (!have_gpu ()) {
+    GST_INFO ("no OpenCL device: the GPU case is not run");
+    return;
+  }
+  check_against_sync ("GPU", "");
+}
+
+GST_END_TEST;
+
+/* A flush drops the frames in flight; the stream goes on after it. */
+GST_START_TEST (test_flush_drops_in_flight)
+{
+  GstHarness *h = test_harness_for (test_make_clinfer ("identity-nchw-f32.onnx",
+          "device=CPU nireq=4"));
+  GstVideoInfo info;
+  GstSegment segment;
+  GstBuffer *buf;
+  guint i, n_before = 0, n_after = 0;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 64, 48);
+  test_set_video_caps (h, &info);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_timed_frame (&info, i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  while ((buf = gst_harness_try_pull (h)) != NULL) {
+    n_before++;
+    gst_buffer_unref (buf);
+  }
+  /* nireq=4: three frames never wait for a free request, and the newest
+   * is never pushed in its own call. */
+  fail_unless (n_before < 3, "%u frames left before the flush", n_before);
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  for (i = 10; i < 12; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_timed_frame (&info, i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((buf = gst_harness_try_pull (h)) != NULL) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf),
+        (10 + n_after) * GST_SECOND / 30);
+    fail_unless (gst_buffer_get_clinfer_tensor_meta (buf) != NULL);
+    n_after++;
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (n_after, 2);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Going to NULL with frames in flight leaves no request running and
+ * nothing alive (the leaks tracer fails the program otherwise). */
+GST_START_TEST (test_stop_with_frames_in_flight)
+{
+  guint round;
+
+  for (round = 0; round < 3; round++) {
+    GstHarness *h = test_harness_for (test_make_clinfer
+        ("identity-nchw-f32.onnx", "device=CPU nireq=3 "
+            "performance-hint=throughput"));
+    GstVideoInfo info;
+    guint i;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 64, 48);
+    test_set_video_caps (h, &info);
+    for (i = 0; i < 2 + round; i++)
+      fail_unless_equals_int (gst_harness_push (h, make_timed_frame (&info,
+                  i)), GST_FLOW_OK);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The LATENCY query: nireq - 1 frame durations on top of upstream's. */
+GST_START_TEST (test_latency_query)
+{
+  static const guint nireqs[] = { 1, 3 };
+  GstClockTime latency[2];
+  guint n;
+
+  for (n = 0; n < G_N_ELEMENTS (nireqs); n++) {
+    g_autofree gchar *args = g_strdup_printf ("device=CPU nireq=%u",
+        nireqs[n]);
+    GstHarness *h = test_harness_for (test_make_clinfer
+        ("identity-nchw-f32.onnx", args));
+    GstVideoInfo info;
+
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 64, 48);
+    GST_VIDEO_INFO_FPS_N (&info) = 25;
+    GST_VIDEO_INFO_FPS_D (&info) = 1;
+    test_set_video_caps (h, &info);
+    gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+    latency[n] = gst_harness_query_latency (h);
+    gst_harness_teardown (h);
+  }
+  fail_unless_equals_uint64 (latency[0], 10 * GST_MSECOND);
+  fail_unless_equals_uint64 (latency[1], 10 * GST_MSECOND + 2 * GST_SECOND
+      / 25);
+}
+
+GST_END_TEST;
+
+static Suite *
+clinfer_async_suite (void)
+{
+  Suite *s = suite_create ("clinfer_async");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_order_and_meta_cpu);
+  tcase_add_test (tc, test_order_and_meta_interval);
+  tcase_add_test (tc, test_order_and_meta_gpu);
+  tcase_add_test (tc, test_flush_drops_in_flight);
+  tcase_add_test (tc, test_stop_with_frames_in_flight);
+  tcase_add_test (tc, test_latency_query);
+  return s;
+}
+
+GST_CHECK_MAIN (clinfer_async);
