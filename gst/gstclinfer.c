@@ -85,7 +85,9 @@ enum
 #define DEFAULT_PROP_CONFIG_FILE NULL
 #define DEFAULT_PROP_DEVICE "AUTO"
 #define DEFAULT_PROP_THREADS 0
-#define DEFAULT_PROP_PERFORMANCE_HINT CLINFER_HINT_NONE
+/* performance-hint "auto": throughput with nireq above 1, else none. */
+#define GST_CLINFER_HINT_AUTO 100
+#define DEFAULT_PROP_PERFORMANCE_HINT GST_CLINFER_HINT_AUTO
 #define DEFAULT_PROP_NIREQ 1
 #define MAX_NIREQ 64
 #define DEFAULT_PROP_MEMORY_LIMIT 0
@@ -177,6 +179,8 @@ gst_clinfer_performance_hint_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
+    {GST_CLINFER_HINT_AUTO, "throughput when nireq is above 1, else none",
+        "auto"},
     {CLINFER_HINT_NONE, "threads as set, one stream", "none"},
     {CLINFER_HINT_LATENCY, "One inference as fast as possible: one stream, "
           "the thread count measured when the model is compiled (all cores "
@@ -763,8 +767,10 @@ gst_clinfer_load (GstClinfer * self)
     settings.config_file = g_strdup (self->config_file);
   settings.device = g_strdup (self->device);
   settings.threads = (gint) self->threads;
-  settings.hint = self->performance_hint;
   n_slots = self->nireq;
+  settings.hint = (gint) self->performance_hint == GST_CLINFER_HINT_AUTO
+      ? (n_slots > 1 ? CLINFER_HINT_THROUGHPUT : CLINFER_HINT_NONE)
+      : self->performance_hint;
   settings.memory_limit = self->memory_limit;
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')
@@ -1004,6 +1010,11 @@ gst_clinfer_configure (GstClinfer * self)
     g_clear_pointer (&self->slots[i].preprocess, clinfer_preprocess_free);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
 
+  /* The host rows use the model's threads per stream: with streams, the
+   * streaming thread alone (a parallel region's idle threads would spin
+   * on the cores the streams infer on). */
+  if (cfg.threads == 0)
+    cfg.threads = clinfer_compiled_get_threads (compiled);
   index = find_video_input (compiled, input_name);
   if (index < 0)
     goto no_such_input;

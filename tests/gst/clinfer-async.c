@@ -83,7 +83,7 @@ static void
 check_against_sync (const gchar * device, const gchar * extra)
 {
   static const guint nireqs[] = { 2, 4 };
-  static const gchar *const hints[] = { "none", "throughput" };
+  static const gchar *const hints[] = { "auto", "none", "throughput" };
   GstVideoInfo info;
   g_autofree gchar *sync_args = g_strdup_printf ("device=%s nireq=1 %s",
       device, extra);
