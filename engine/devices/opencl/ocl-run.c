@@ -52,6 +52,11 @@ typedef struct {
   ClinferDeviceRun base;
   OclDevice *dev;
   OclPlan *op;
+  /* The request's own in-order queue, so the transfers and kernels of
+   * requests in flight at once overlap; each inference first waits for
+   * what is queued on the context's queue before it (pre-processing,
+   * the application's writes). */
+  cl_command_queue queue;
   cl_mem *pool;              /* device buffers the arena slots share */
   guint n_pool;
   cl_mem *arena_mems;        /* per slot: its pool buffer (a reference) */
@@ -136,7 +141,8 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
   OclRun *r = (OclRun *) base;
   ClinferPlan *plan = base->plan;
 
-  clFinish (r->dev->core->queue);
+  if (r->queue)
+    clFinish (r->queue);
   if (r->objs)
     for (guint i = 0; i < plan->steps->len; i++)
       release_step_objects (r->op->steps[i], &r->objs[i]);
@@ -170,6 +176,8 @@ clinfer_ocl_free_run (ClinferDeviceRun *base)
   g_free (r->late);
   g_free (r->dyn_mems);
   g_free (r->dyn_bytes);
+  if (r->queue)
+    clReleaseCommandQueue (r->queue);
   g_free (r);
 }
 
@@ -327,6 +335,18 @@ clinfer_ocl_create_run (ClinferDevice *device, ClinferPlan *plan,
   r->in_host = g_new0 (ClinferTensor *, MAX (r->n_inputs, 1));
   r->dyn_mems = g_new0 (cl_mem, MAX (r->n_slots, 1));
   r->dyn_bytes = g_new0 (gsize, MAX (r->n_slots, 1));
+  {
+    cl_int err = CL_SUCCESS;
+
+    r->queue = clCreateCommandQueue (r->dev->core->context,
+        r->dev->core->device, 0, &err);
+    if (!clinfer_ocl_check (err, "clCreateCommandQueue (request)", error)) {
+      r->queue = NULL;
+      g_prefix_error (error, "%s: %s: ", plan->graph->origin, device->name);
+      clinfer_ocl_free_run (&r->base);
+      return NULL;
+    }
+  }
   for (guint i = 0; i < r->n_slots; i++) {
     ClinferSlot *s = &g_array_index (plan->slots, ClinferSlot, i);
     if (s->kind == CLINFER_SLOT_CONSTANT)
@@ -399,7 +419,7 @@ ensure_device (OclRun *r, guint si, ClinferRunIO *io, GError **error)
   /* A bound input stays untouched until the inference's final wait: no
    * need to block. Anything else may be host arena memory that the next
    * fallback step overwrites. */
-  err = clEnqueueWriteBuffer (r->dev->core->queue, r->slot_mem[si],
+  err = clEnqueueWriteBuffer (r->queue, r->slot_mem[si],
       s->kind == CLINFER_SLOT_INPUT ? CL_FALSE : CL_TRUE, 0,
       bytes, clinfer_tensor_get_const_data (r->host[si]), 0, NULL, NULL);
   if (!clinfer_ocl_check (err, "clEnqueueWriteBuffer", error))
@@ -446,7 +466,7 @@ ensure_host_full (OclRun *r, guint si, gboolean blocking, ClinferRunIO *io,
     return FALSE;
   bytes = slot_bytes (r->host[si]);
   if (bytes > 0) {
-    err = clEnqueueReadBuffer (r->dev->core->queue, r->slot_mem[si],
+    err = clEnqueueReadBuffer (r->queue, r->slot_mem[si],
         blocking ? CL_TRUE : CL_FALSE, 0, bytes,
         clinfer_tensor_get_data (r->host[si]), 0, NULL, NULL);
     if (!clinfer_ocl_check (err, "clEnqueueReadBuffer", error))
@@ -505,11 +525,11 @@ wrap_host (OclRun *r, guint k, ClinferTensor *t, ClinferRunIO *io,
   } else {
     /* Not blocking: the pointer is not used, the unmap after it in the
      * in-order queue is what makes the device see the host's bytes. */
-    void *m = clEnqueueMapBuffer (core->queue, w->mem, CL_FALSE,
+    void *m = clEnqueueMapBuffer (r->queue, w->mem, CL_FALSE,
         CL_MAP_WRITE_INVALIDATE_REGION, 0, bytes, 0, NULL, NULL, &err);
     if (!clinfer_ocl_check (err, "clEnqueueMapBuffer (input)", error))
       return NULL;
-    err = clEnqueueUnmapMemObject (core->queue, w->mem, m, 0, NULL, NULL);
+    err = clEnqueueUnmapMemObject (r->queue, w->mem, m, 0, NULL, NULL);
     if (!clinfer_ocl_check (err, "clEnqueueUnmapMemObject (input)", error))
       return NULL;
   }
@@ -641,7 +661,7 @@ write_output (OclRun *r, guint i, ClinferRunIO *io, GError **error)
     cl_int err;
     if (!ensure_device (r, si, io, error))
       return FALSE;
-    err = clEnqueueCopyBuffer (r->dev->core->queue, r->slot_mem[si], mem, 0, 0,
+    err = clEnqueueCopyBuffer (r->queue, r->slot_mem[si], mem, 0, 0,
         rt->span, 0, NULL, NULL);
     return clinfer_ocl_check (err, "clEnqueueCopyBuffer (output)", error);
   }
@@ -658,7 +678,7 @@ static gboolean
 run_launch (OclRun *r, const ClinferStep *st, OclLaunch *l, cl_kernel k,
     cl_mem *bound, GError **error)
 {
-  cl_command_queue q = r->dev->core->queue;
+  cl_command_queue q = r->queue;
   cl_int err = CL_SUCCESS;
 
   if (l->kind == OCL_LAUNCH_COPY) {
@@ -851,7 +871,7 @@ run_count (OclRun *r, LateStep *l, ClinferStep *st, int64_t *extent,
   if (!run_device_launches (r, l->impl, &l->objs, st, 0,
           l->impl->count_launches, io, error))
     return FALSE;
-  err = clEnqueueReadBuffer (r->dev->core->queue, l->objs.scratch[0], CL_TRUE, 0,
+  err = clEnqueueReadBuffer (r->queue, l->objs.scratch[0], CL_TRUE, 0,
       sizeof (count), &count, 0, NULL, NULL);
   if (!clinfer_ocl_check (err, "clEnqueueReadBuffer (output extent)", error))
     return FALSE;
@@ -929,13 +949,34 @@ run_fallback_step (OclRun *r, ClinferStep *st, ClinferRunIO *io,
   return TRUE;
 }
 
+/* Makes the request's queue wait for everything queued on the context's
+ * queue so far (a marker there, a barrier on ours): the pre-processing
+ * kernel that wrote an input, the application's writes. */
+static gboolean
+wait_for_context_queue (OclRun *r, GError **error)
+{
+  cl_command_queue ctx_q = r->dev->core->queue;
+  cl_event marker = NULL;
+  cl_int err;
+
+  err = clFlush (ctx_q);
+  if (err == CL_SUCCESS)
+    err = clEnqueueMarkerWithWaitList (ctx_q, 0, NULL, &marker);
+  if (err == CL_SUCCESS)
+    err = clEnqueueBarrierWithWaitList (r->queue, 1, &marker, NULL);
+  if (marker != NULL)
+    clReleaseEvent (marker);
+  return clinfer_ocl_check (err, "ordering after the context's queue",
+      error);
+}
+
 gboolean
 clinfer_ocl_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
 {
   OclRun *r = (OclRun *) base;
   ClinferPlan *plan = base->plan;
-  cl_command_queue q = r->dev->core->queue;
-  gboolean ok = bind_all (r, io, error);
+  cl_command_queue q = r->queue;
+  gboolean ok = wait_for_context_queue (r, error) && bind_all (r, io, error);
 
   if (ok && plan->steps->len > 0)
     omp_set_num_threads (base->device->threads);
