@@ -5,6 +5,9 @@ Usage (Debian: python3-onnx): /usr/bin/python3 scripts/make-dynamic-models.py
 shape-chain.onnx: x[N,C,H,W] (N, H, W dynamic) -> Shape -> Slice[0:2] ->
 Concat with [-1] -> Reshape(x) to [N, C, H*W] -> Relu -> y, plus
 ReduceSum over the last axis -> s[N, C]. Deterministic output.
+conv-batch.onnx: image[N,3,16,16] (N dynamic, the batch) -> Conv 8x3x3x3
+(pad 1, fixed random weights and bias) -> Relu -> MaxPool 2x2 -> y[N,8,8,8]:
+a batched request must equal N single ones.
 """
 
 import os
@@ -40,6 +43,26 @@ def main():
     m.ir_version = 7
     m.producer_name = 'clinfer-tests'
     with open(os.path.join(OUT, 'shape-chain.onnx'), 'wb') as f:
+        f.write(m.SerializeToString())
+
+    rng = np.random.default_rng(7)
+    inits = [numpy_helper.from_array(rng.uniform(-0.5, 0.5, (8, 3, 3, 3)).astype(np.float32), 'w'),
+             numpy_helper.from_array(rng.uniform(-0.1, 0.1, (8,)).astype(np.float32), 'b')]
+    nodes = [
+        helper.make_node('Conv', ['image', 'w', 'b'], ['c'], name='conv', pads=[1, 1, 1, 1]),
+        helper.make_node('Relu', ['c'], ['r'], name='relu'),
+        helper.make_node('MaxPool', ['r'], ['y'], name='pool', kernel_shape=[2, 2],
+                         strides=[2, 2]),
+    ]
+    g = helper.make_graph(
+        nodes, 'conv_batch',
+        [helper.make_tensor_value_info('image', TensorProto.FLOAT, ['N', 3, 16, 16])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, ['N', 8, 8, 8])],
+        inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+    m.ir_version = 7
+    m.producer_name = 'clinfer-tests'
+    with open(os.path.join(OUT, 'conv-batch.onnx'), 'wb') as f:
         f.write(m.SerializeToString())
 
 

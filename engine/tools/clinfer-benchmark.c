@@ -102,6 +102,7 @@ typedef struct {
   int iterations, warmup;
   gboolean profile;
   int nireq;              /* 0: from the compiled model (throughput) */
+  int batch;              /* frames per inference (--batch), 0: 1 */
 } BenchOptions;
 
 typedef struct {
@@ -287,6 +288,13 @@ print_common (ToolSession *s)
   printf ("threads=%d\n", clinfer_compiled_get_threads (s->compiled));
 }
 
+/* Frames per inference: --batch, else 1. */
+static int
+frames_per_inference (const BenchOptions *b)
+{
+  return b->batch > 0 ? b->batch : 1;
+}
+
 static void
 print_throughput (ToolSession *s, const BenchOptions *b, const BenchResult *r)
 {
@@ -294,6 +302,7 @@ print_throughput (ToolSession *s, const BenchOptions *b, const BenchResult *r)
 
   print_common (s);
   printf ("nireq=%d\n", bench_nireq (s, b));
+  printf ("batch=%d\n", frames_per_inference (b));
   printf ("read_ms=%.3f\n", (double) s->read_ns / 1e6);
   printf ("compile_ms=%.3f\n", (double) s->compile_ns / 1e6);
   printf ("first_inference_ms=%.3f\n", r->first_ms);
@@ -302,7 +311,8 @@ print_throughput (ToolSession *s, const BenchOptions *b, const BenchResult *r)
       percentile (r->latency_ms, k, 0.9), percentile (r->latency_ms, k, 0.99),
       r->latency_ms[k - 1]);
   printf ("inferences=%d\n", k);
-  printf ("fps=%.2f\n", r->loop_ms > 0.0 ? k * 1000.0 / r->loop_ms : 0.0);
+  printf ("fps=%.2f\n", r->loop_ms > 0.0
+      ? (double) k * frames_per_inference (b) * 1000.0 / r->loop_ms : 0.0);
 }
 
 static gboolean
@@ -332,8 +342,9 @@ print_summary (ToolSession *s, const BenchOptions *b, const BenchResult *r)
       clinfer_compiled_get_n_steps (s->compiled));
   printf ("latency_ms min=%.3f median=%.3f max=%.3f\n", r->latency_ms[0],
       median, r->latency_ms[k - 1]);
-  printf ("throughput_fps=%.2f\n",
-      r->loop_ms > 0.0 ? k * 1000.0 / r->loop_ms : 0.0);
+  printf ("batch=%d\n", frames_per_inference (b));
+  printf ("throughput_fps=%.2f\n", r->loop_ms > 0.0
+      ? (double) k * frames_per_inference (b) * 1000.0 / r->loop_ms : 0.0);
   printf ("median_ms=%.3f\n", median);
 }
 
@@ -356,6 +367,11 @@ check_bench_options (const BenchOptions *b, GError **error)
         b->nireq);
     return FALSE;
   }
+  if (b->batch < 0 || b->batch > 4096) {
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
+        "--batch must be 1 to 4096 (0: the model's), got %d", b->batch);
+    return FALSE;
+  }
   if (b->nireq > 1 && b->profile) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
         "--profile times one request at a time: not with --nireq %d",
@@ -368,7 +384,7 @@ check_bench_options (const BenchOptions *b, GError **error)
 int
 main (int argc, char **argv)
 {
-  BenchOptions b = { 100, 10, FALSE, 0 };
+  BenchOptions b = { 100, 10, FALSE, 0, 0 };
   const GOptionEntry entries[] = {
     { "iterations", 0, 0, G_OPTION_ARG_INT, &b.iterations,
       "Timed iterations (default 100)", "K" },
@@ -379,6 +395,9 @@ main (int argc, char **argv)
     { "nireq", 0, 0, G_OPTION_ARG_INT, &b.nireq,
       "Requests in flight (throughput mode when above 1; default: 1, with "
       "--hint throughput one per stream)", "N" },
+    { "batch", 0, 0, G_OPTION_ARG_INT, &b.batch,
+      "Frames per inference: the first dimension of every input not given "
+      "with --input (it must be dynamic); fps then counts frames", "N" },
     G_OPTION_ENTRY_NULL
   };
   ToolOptions opts;
@@ -406,6 +425,7 @@ main (int argc, char **argv)
     printf ("%s %s\n", TOOL_NAME, CLINFER_VERSION);
     goto out;
   }
+  opts.batch = b.batch;
   if (check_bench_options (&b, &err)
       && tool_session_prepare (&session, &opts, TOOL_INPUTS_RANDOM, b.profile,
           &err)) {

@@ -31,6 +31,7 @@ typedef struct {
   char *device;           /* NULL = "CPU" */
   int threads;            /* 0 = number of cores */
   int streams;            /* 0 = from the hint */
+  int batch;              /* 0 = as the model says; else the first dim */
   char *hint;             /* --hint text, NULL = @default_hint */
   const char *default_hint;  /* the tool's: "none" unless it sets one */
   ClinferPerformanceHint hint_value;

@@ -7,6 +7,7 @@
  * (exit 77 without one) the same on the OpenCL device. */
 #include <clinfer/clinfer.h>
 
+#include <math.h>
 #include <string.h>
 
 static const char *device = "CPU";
@@ -320,6 +321,67 @@ test_hint_resolution (void)
   g_clear_error (&err);
 }
 
+/* tests/data/dynamic/conv-batch.onnx with N = 5 in one request, against
+ * five requests of one frame (also run asynchronously at once). */
+static void
+test_batch_equals_singles (void)
+{
+  enum { N = 5, FRAME = 3 * 16 * 16, OUT = 8 * 8 * 8 };
+  GError *err = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("CLINFER_SOURCE_ROOT"),
+      "tests", "data", "dynamic", "conv-batch.onnx", NULL);
+  g_autoptr (ClinferModel) m = clinfer_model_read (path, &err);
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) batch = NULL;
+  g_autoptr (ClinferTensor) in = NULL;
+  ClinferRequest *single[N];
+  ClinferTensor *one[N];
+  ClinferShape shape = { 4, {N, 3, 16, 16} };
+  const float *got;
+  float *v;
+
+  g_assert_no_error (err);
+  clinfer_compile_config_set_device (cfg, device);
+  clinfer_compile_config_set_performance_hint (cfg, CLINFER_HINT_THROUGHPUT);
+  c = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  in = clinfer_tensor_new (CLINFER_TYPE_F32, &shape, &err);
+  v = clinfer_tensor_get_data (in);
+  for (int i = 0; i < N * FRAME; i++)
+    v[i] = (float) ((i * 37) % 101) / 50.f - 1.f;
+  batch = clinfer_compiled_create_request (c, &err);
+  g_assert_true (clinfer_request_set_input_by_index (batch, 0, in, &err));
+  g_assert_true (clinfer_request_infer (batch, &err));
+  g_assert_no_error (err);
+  got = clinfer_tensor_get_data (clinfer_request_get_output (batch, 0));
+  g_assert_cmpint (clinfer_tensor_get_shape (clinfer_request_get_output (batch,
+              0))->dims[0], ==, N);
+
+  shape.dims[0] = 1;
+  for (int k = 0; k < N; k++) {
+    one[k] = clinfer_tensor_new_wrapped (CLINFER_TYPE_F32, &shape, NULL,
+        v + k * FRAME, NULL, NULL, &err);
+    single[k] = clinfer_compiled_create_request (c, &err);
+    g_assert_true (clinfer_request_set_input_by_index (single[k], 0, one[k],
+            &err));
+    g_assert_true (clinfer_request_start_async (single[k], NULL, NULL, &err));
+  }
+  for (int k = 0; k < N; k++) {
+    const float *want;
+
+    g_assert_true (clinfer_request_wait (single[k], &err));
+    g_assert_no_error (err);
+    want = clinfer_tensor_get_data (clinfer_request_get_output (single[k], 0));
+    for (int i = 0; i < OUT; i++)
+      if (fabsf (want[i] - got[k * OUT + i]) > 1e-5f * (1.f + fabsf (want[i])))
+        g_error ("frame %d value %d: batch %g, single %g", k, i,
+            got[k * OUT + i], want[i]);
+    clinfer_request_free (single[k]);
+    clinfer_tensor_unref (one[k]);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,5 +403,6 @@ main (int argc, char **argv)
   g_test_add_func ("/async/error-reported", test_error_reported);
   g_test_add_func ("/async/free-while-running", test_free_while_running);
   g_test_add_func ("/async/hint-resolution", test_hint_resolution);
+  g_test_add_func ("/async/batch-equals-singles", test_batch_equals_singles);
   return g_test_run ();
 }

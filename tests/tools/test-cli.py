@@ -282,6 +282,18 @@ def test_benchmark(c, bench_exe, model, tmp, inputs):
         if "--streams" in args:
             c.check("streams=2" in lines and "hint=throughput" in lines,
                     what + ": streams=2, hint=throughput", out)
+    # --batch: a model with a dynamic batch runs N frames per inference.
+    batch_model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                               "data", "dynamic", "conv-batch.onnx")
+    rc, out, err = run([bench_exe, batch_model, "--batch", "4", "--hint",
+                        "throughput", "--iterations", "20"])
+    lines = out.splitlines()
+    c.check(rc == 0 and "batch=4" in lines and bool(lines)
+            and re.match(r"^fps=[0-9.]+$", lines[-1]) is not None,
+            "benchmark --batch 4 on a dynamic-batch model", err + out)
+    rc, out, err = run([bench_exe, model, "--batch", "4"])
+    one_line_error(c, "clinfer-benchmark --batch on a static batch", rc, err, 1,
+                   "clinfer-benchmark", ["--batch 4", "static"])
     # The default hint is latency: one stream, median_ms last.
     rc, out, err = run([bench_exe, model, "--iterations", "3"])
     c.check(rc == 0 and "hint=latency" in out.splitlines()
@@ -292,7 +304,8 @@ def test_benchmark(c, bench_exe, model, tmp, inputs):
                        (["--nireq", "-1"], "--nireq -1"),
                        (["--hint", "fast"], "--hint"),
                        (["--streams", "-2"], "--streams -2"),
-                       (["--nireq", "2", "--profile"], "--profile")]:
+                       (["--nireq", "2", "--profile"], "--profile"),
+                       (["--batch", "-1"], "--batch -1")]:
         rc, out, err = run([bench_exe, model] + args)
         one_line_error(c, "clinfer-benchmark " + what, rc, err, 2,
                        "clinfer-benchmark", [what.split()[0]])
