@@ -3,7 +3,9 @@
  * them; inference-interval keeps its pattern; EOS waits for the frames in
  * flight; a flush and a state change to NULL drop them (the leaks tracer
  * and ASan check nothing is left); the LATENCY query adds the frames held;
- * on the GPU device too when there is one. */
+ * an inference failing in flight posts that element's error and leaves
+ * another element on the same model running; on the GPU device too when
+ * there is one. */
 #include "test-util.h"
 
 #include <clinfer/clinfer.h>
@@ -235,6 +237,100 @@ GST_START_TEST (test_latency_query)
 
 GST_END_TEST;
 
+/* A frame whose every byte is @value, at frame @i. */
+static GstBuffer *
+uniform_frame (const GstVideoInfo * info, guint i, guint8 value)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+
+  gst_buffer_memset (buf, 0, value, info->size);
+  GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+  return buf;
+}
+
+static GstHarness *
+fail_ops_harness (GstBus * bus)
+{
+  const gchar *lib = g_getenv ("CLINFER_FAIL_OPS");
+  g_autofree gchar *args = g_strdup_printf ("device=CPU nireq=3 "
+      "scale-values=255 model-instance-id=shared-fail custom-lib=%s", lib);
+  GstHarness *h = test_harness_for (test_make_clinfer ("fail-if-bright.onnx",
+          args));
+  GstVideoInfo info;
+
+  gst_element_set_bus (h->element, bus);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 8, 8);
+  test_set_video_caps (h, &info);
+  return h;
+}
+
+/* The third frame of element A is bright: its inference fails on a
+ * stream worker. A posts an error naming the engine's message and stops
+ * with a flow error, after pushing the frames before it; B, on the same
+ * compiled model, goes on and pushes all its frames. */
+GST_START_TEST (test_error_in_flight)
+{
+  GstBus *bus_a = gst_bus_new (), *bus_b = gst_bus_new ();
+  GstHarness *a, *b;
+  GstVideoInfo info;
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstMessage *msg;
+  GError *err = NULL;
+  GstBuffer *buf;
+  guint i, n_a = 0, n_b = 0;
+
+  fail_unless (g_getenv ("CLINFER_FAIL_OPS") != NULL);
+  a = fail_ops_harness (bus_a);
+  b = fail_ops_harness (bus_b);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 8, 8);
+  for (i = 0; i < 8; i++) {
+    /* A stops at its flow error, as a source would. */
+    if (ret == GST_FLOW_OK)
+      ret = gst_harness_push (a, uniform_frame (&info, i, i == 2 ? 255 : 0));
+    fail_unless_equals_int (gst_harness_push (b, uniform_frame (&info, i, 0)),
+        GST_FLOW_OK);
+  }
+  if (ret == GST_FLOW_OK)       /* not reached yet: EOS drains A */
+    gst_harness_push_event (a, gst_event_new_eos ());
+  else
+    fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus_a, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error from element A");
+  fail_unless (GST_MESSAGE_SRC (msg) == GST_OBJECT (a->element));
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "too bright") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  /* A pushed the two frames before the failing one, with their meta. */
+  while ((buf = gst_harness_try_pull (a)) != NULL) {
+    fail_unless (gst_buffer_get_clinfer_tensor_meta (buf) != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf), n_a * GST_SECOND / 30);
+    n_a++;
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (n_a, 2);
+
+  fail_unless (gst_harness_push_event (b, gst_event_new_eos ()));
+  while ((buf = gst_harness_try_pull (b)) != NULL) {
+    fail_unless (gst_buffer_get_clinfer_tensor_meta (buf) != NULL);
+    n_b++;
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (n_b, 8);
+  fail_unless (gst_bus_pop_filtered (bus_b, GST_MESSAGE_ERROR) == NULL);
+
+  /* The buses' messages hold the elements: drop them first. */
+  gst_bus_set_flushing (bus_a, TRUE);
+  gst_bus_set_flushing (bus_b, TRUE);
+  gst_harness_teardown (a);
+  gst_harness_teardown (b);
+  gst_object_unref (bus_a);
+  gst_object_unref (bus_b);
+}
+
+GST_END_TEST;
+
 static Suite *
 clinfer_async_suite (void)
 {
@@ -248,6 +344,7 @@ clinfer_async_suite (void)
   tcase_add_test (tc, test_flush_drops_in_flight);
   tcase_add_test (tc, test_stop_with_frames_in_flight);
   tcase_add_test (tc, test_latency_query);
+  tcase_add_test (tc, test_error_in_flight);
   return s;
 }
 
