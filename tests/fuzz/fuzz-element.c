@@ -12,7 +12,8 @@
  * Input layout, read front to back (missing bytes read as 0):
  *   u8 model, u8 format, u8 width, u8 height (1..256 each, + u8 scale:
  *   x1..x8 for width), u8 resize-method, u8 decoder, u8 flags
- *   (reverse-channels, a labels file, GstVideoMeta strides), u8 stride
+ *   (reverse-channels, mean and scale set, a labels file, GstVideoMeta
+ *   strides, nireq=2 with the frame drained at EOS), u8 stride
  *   padding, then three strings each of a u8 length and its bytes:
  *   mean-values, scale-values and the labels file's text; the rest fills
  *   the frame (repeated). */
@@ -141,7 +142,9 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
       "device", g_getenv ("CLINFER_FUZZ_DEVICE") ? g_getenv ("CLINFER_FUZZ_DEVICE")
       : "CPU",
       "memory-limit", (guint64) FUZZ_MEMORY_LIMIT,
-      "reverse-channels", (flags & 1) != 0, NULL);
+      "reverse-channels", (flags & 1) != 0,
+      /* Two requests in flight: the frame waits for EOS (drain). */
+      "nireq", (flags & 32) ? 2 : 1, NULL);
   gst_util_set_object_arg (G_OBJECT (element), "resize-method", resize_method);
   gst_util_set_object_arg (G_OBJECT (element), "decoder", decoder_name);
   if (*mean || (flags & 2))
@@ -176,6 +179,12 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   gst_object_unref (element);
   gst_harness_set_src_caps (h, g_steal_pointer (&caps));
   flow = gst_harness_push (h, make_frame (&info, (flags & 16) != 0, &in));
+  if (flow == GST_FLOW_OK && (flags & 32)) {
+    /* The frame in flight ends at EOS; an error there is the frame's. */
+    gst_harness_push_event (h, gst_event_new_eos ());
+    if (gst_bus_have_pending (bus))
+      flow = GST_FLOW_ERROR;
+  }
   if (flow == GST_FLOW_OK) {
     out = gst_harness_try_pull (h);
     if (out)
