@@ -1,7 +1,8 @@
 /* clinfer — pre-processing on the host: colour conversion, bilinear
  * resize (stretch, letterbox or crop), mean/scale, channel order,
  * NCHW/NHWC layout and f32/f16/u8 output in one pass over the model
- * input, rows split over OpenMP threads (the engine's thread runtime).
+ * input, rows split over OpenMP threads (the engine's thread runtime);
+ * the geometry of the resize methods.
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
@@ -239,6 +240,58 @@ setup_simd (ClinferPreprocessHost * self)
   if (self->use_simd)
     setup_packed_nhwc (self);
 #endif
+}
+
+/* The geometry of the resize methods (public: decoders map boxes back
+ * with it). */
+void
+clinfer_preprocess_geometry_init (ClinferPreprocessGeometry * g,
+    int frame_width, int frame_height, int model_width, int model_height,
+    ClinferResizeMethod method)
+{
+  double sx = (double) model_width / frame_width;
+  double sy = (double) model_height / frame_height;
+  double s;
+
+  g->frame_width = frame_width;
+  g->frame_height = frame_height;
+  g->model_width = model_width;
+  g->model_height = model_height;
+  g->src_x = g->src_y = 0;
+  g->src_w = frame_width;
+  g->src_h = frame_height;
+  g->dst_x = g->dst_y = 0;
+  g->dst_w = model_width;
+  g->dst_h = model_height;
+
+  switch (method) {
+    case CLINFER_RESIZE_LETTERBOX:
+      /* Whole pixels of padding, so the picture starts on a pixel edge. */
+      s = MIN (sx, sy);
+      g->dst_w = CLAMP ((int) lround (frame_width * s), 1, model_width);
+      g->dst_h = CLAMP ((int) lround (frame_height * s), 1, model_height);
+      g->dst_x = (model_width - g->dst_w) / 2;
+      g->dst_y = (model_height - g->dst_h) / 2;
+      break;
+    case CLINFER_RESIZE_CROP:
+      s = MAX (sx, sy);
+      g->src_w = MIN (model_width / s, (double) frame_width);
+      g->src_h = MIN (model_height / s, (double) frame_height);
+      g->src_x = (frame_width - g->src_w) / 2;
+      g->src_y = (frame_height - g->src_h) / 2;
+      break;
+    case CLINFER_RESIZE_STRETCH:
+    default:
+      break;
+  }
+}
+
+void
+clinfer_preprocess_geometry_model_to_frame (const ClinferPreprocessGeometry * g,
+    double mx, double my, double * fx, double * fy)
+{
+  *fx = g->src_x + (mx - g->dst_x) * g->src_w / g->dst_w;
+  *fy = g->src_y + (my - g->dst_y) * g->src_h / g->dst_h;
 }
 
 /* Byte offsets of R, G, B and bytes per pixel of the packed RGB

@@ -1,14 +1,12 @@
-/* clinfer — ClinferPreprocess (clinfer/preprocess.h): the geometry of the
- * resize methods, and the choice of the implementation: the device's own
- * (the class entry preprocess_new: the OpenCL kernel) or the host rows.
+/* clinfer — ClinferPreprocess (clinfer/preprocess.h): the choice of the
+ * implementation, the device's own (the class entry preprocess_new: the
+ * OpenCL kernel) or the host rows, and the input tensor it writes.
  *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
  */
 #include "runtime/runtime.h"
 #include "devices/device.h"
-
-#include <math.h>
 
 struct _ClinferPreprocess {
   ClinferPreprocessHost *host;          /* the tables */
@@ -18,56 +16,6 @@ struct _ClinferPreprocess {
   guint64 bytes_copied;
   char *description;
 };
-
-void
-clinfer_preprocess_geometry_init (ClinferPreprocessGeometry *g,
-    int frame_width, int frame_height, int model_width, int model_height,
-    ClinferResizeMethod method)
-{
-  double sx = (double) model_width / frame_width;
-  double sy = (double) model_height / frame_height;
-  double s;
-
-  g->frame_width = frame_width;
-  g->frame_height = frame_height;
-  g->model_width = model_width;
-  g->model_height = model_height;
-  g->src_x = g->src_y = 0;
-  g->src_w = frame_width;
-  g->src_h = frame_height;
-  g->dst_x = g->dst_y = 0;
-  g->dst_w = model_width;
-  g->dst_h = model_height;
-
-  switch (method) {
-    case CLINFER_RESIZE_LETTERBOX:
-      /* Whole pixels of padding, so the picture starts on a pixel edge. */
-      s = MIN (sx, sy);
-      g->dst_w = CLAMP ((int) lround (frame_width * s), 1, model_width);
-      g->dst_h = CLAMP ((int) lround (frame_height * s), 1, model_height);
-      g->dst_x = (model_width - g->dst_w) / 2;
-      g->dst_y = (model_height - g->dst_h) / 2;
-      break;
-    case CLINFER_RESIZE_CROP:
-      s = MAX (sx, sy);
-      g->src_w = MIN (model_width / s, (double) frame_width);
-      g->src_h = MIN (model_height / s, (double) frame_height);
-      g->src_x = (frame_width - g->src_w) / 2;
-      g->src_y = (frame_height - g->src_h) / 2;
-      break;
-    case CLINFER_RESIZE_STRETCH:
-    default:
-      break;
-  }
-}
-
-void
-clinfer_preprocess_geometry_model_to_frame (const ClinferPreprocessGeometry *g,
-    double mx, double my, double *fx, double *fy)
-{
-  *fx = g->src_x + (mx - g->dst_x) * g->src_w / g->dst_w;
-  *fy = g->src_y + (my - g->dst_y) * g->src_h / g->dst_h;
-}
 
 ClinferPreprocess *
 clinfer_preprocess_new (ClinferCompiled *compiled,
