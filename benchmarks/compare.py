@@ -163,20 +163,24 @@ def median_ms(run_once, iterations, warmup):
 
 
 class ClinferRunner:
+    """clinfer-benchmark, one process per round; @mode_args pick latency
+    (--threads N, last line median_ms=) or throughput (--hint throughput,
+    last line fps=)."""
     name = "clinfer"
 
-    def __init__(self, binary, model, input_name, input_path, threads, shape=None):
-        self.cmd = [binary, model, "--device", "CPU", "--threads", str(threads),
-                    "--input", "%s=%s" % (input_name, input_path)]
+    def __init__(self, binary, model, input_name, input_path, mode_args, key, shape=None):
+        self.cmd = [binary, model, "--device", "CPU"] + mode_args + [
+            "--input", "%s=%s" % (input_name, input_path)]
         if shape:
             self.cmd += ["--shape", "%s=%s" % (input_name, "x".join(str(d) for d in shape))]
+        self.last_line = re.compile(r"^%s=([0-9.eE+-]+)$" % key)
 
     def round(self, iterations, warmup):
         cmd = self.cmd + ["--iterations", str(iterations), "--warmup", str(warmup)]
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True)
         lines = proc.stdout.strip().splitlines()
-        match = re.match(r"^median_ms=([0-9.eE+-]+)$", lines[-1]) if lines else None
+        match = self.last_line.match(lines[-1]) if lines else None
         if proc.returncode != 0 or not match:
             raise RuntimeError("%s exited %d:\n%s%s" % (" ".join(cmd), proc.returncode,
                                                         proc.stdout, proc.stderr))
@@ -222,27 +226,6 @@ class OpenVinoRunner:
 
     def round(self, iterations, warmup):
         return median_ms(self.request.infer, iterations, warmup)
-
-
-class ClinferThroughput:
-    name = "clinfer"
-
-    def __init__(self, binary, model, input_name, input_path, shape=None):
-        self.cmd = [binary, model, "--device", "CPU", "--hint", "throughput",
-                    "--input", "%s=%s" % (input_name, input_path)]
-        if shape:
-            self.cmd += ["--shape", "%s=%s" % (input_name, "x".join(str(d) for d in shape))]
-
-    def round(self, iterations, warmup):
-        cmd = self.cmd + ["--iterations", str(iterations), "--warmup", str(warmup)]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True)
-        lines = proc.stdout.strip().splitlines()
-        match = re.match(r"^fps=([0-9.eE+-]+)$", lines[-1]) if lines else None
-        if proc.returncode != 0 or not match:
-            raise RuntimeError("%s exited %d:\n%s%s" % (" ".join(cmd), proc.returncode,
-                                                        proc.stdout, proc.stderr))
-        return float(match.group(1))
 
 
 class OrtThroughput:
@@ -301,7 +284,8 @@ def throughput_table(args, binary, model_specs, tmp_inputs):
     for key, (model, fixed_shape, input_name, data, input_path) in tmp_inputs.items():
         runners = []
         if binary:
-            runners.append(ClinferThroughput(binary, model, input_name, input_path, fixed_shape))
+            runners.append(ClinferRunner(binary, model, input_name, input_path,
+                                         ["--hint", "throughput"], "fps", fixed_shape))
         runners.append(OrtThroughput(model, input_name, data))
         if use_ov:
             runners.append(OpenVinoThroughput(model, input_name, fixed_shape))
@@ -481,7 +465,8 @@ def main():
             for threads in threads_list:
                 runners, medians = [], {}
                 if binary:
-                    runners.append(ClinferRunner(binary, model, inp.name, input_path, threads,
+                    runners.append(ClinferRunner(binary, model, inp.name, input_path,
+                                                 ["--threads", str(threads)], "median_ms",
                                                  fixed_shape))
                 runners.append(OrtRunner(model, inp.name, data, threads))
                 if use_ov:

@@ -463,7 +463,7 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PERFORMANCE_HINT:
       self->reload_pending |= self->performance_hint
-          != (ClinferPerformanceHint) g_value_get_enum (value);
+          != g_value_get_enum (value);
       self->performance_hint = g_value_get_enum (value);
       break;
     case PROP_NIREQ:
@@ -768,9 +768,9 @@ gst_clinfer_load (GstClinfer * self)
   settings.device = g_strdup (self->device);
   settings.threads = (gint) self->threads;
   n_slots = self->nireq;
-  settings.hint = (gint) self->performance_hint == GST_CLINFER_HINT_AUTO
+  settings.hint = self->performance_hint == GST_CLINFER_HINT_AUTO
       ? (n_slots > 1 ? CLINFER_HINT_THROUGHPUT : CLINFER_HINT_NONE)
-      : self->performance_hint;
+      : (ClinferPerformanceHint) self->performance_hint;
   settings.memory_limit = self->memory_limit;
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')

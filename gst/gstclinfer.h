@@ -53,7 +53,7 @@ struct _GstClinfer
   gchar *config_file;
   gchar *device;
   guint threads;
-  ClinferPerformanceHint performance_hint;
+  gint performance_hint;        /* ClinferPerformanceHint, or auto */
   guint nireq;
   guint64 memory_limit;
   guint inference_interval;

@@ -315,11 +315,11 @@ print_throughput (ToolSession *s, const BenchOptions *b, const BenchResult *r)
       ? (double) k * frames_per_inference (b) * 1000.0 / r->loop_ms : 0.0);
 }
 
+/* Several requests in flight: --nireq above 1 or --hint throughput. */
 static gboolean
-throughput_mode (ToolSession *s, const BenchOptions *b)
+throughput_mode (const BenchOptions *b, const ToolOptions *opts)
 {
-  return b->nireq > 1 || clinfer_compiled_get_performance_hint (s->compiled)
-      == CLINFER_HINT_THROUGHPUT;
+  return b->nireq > 1 || opts->hint_value == CLINFER_HINT_THROUGHPUT;
 }
 
 static void
@@ -349,7 +349,8 @@ print_summary (ToolSession *s, const BenchOptions *b, const BenchResult *r)
 }
 
 static gboolean
-check_bench_options (const BenchOptions *b, GError **error)
+check_bench_options (const BenchOptions *b, const ToolOptions *opts,
+    GError **error)
 {
   if (b->iterations < 1) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
@@ -372,10 +373,10 @@ check_bench_options (const BenchOptions *b, GError **error)
         "--batch must be 1 to 4096 (0: the model's), got %d", b->batch);
     return FALSE;
   }
-  if (b->nireq > 1 && b->profile) {
+  if (b->profile && throughput_mode (b, opts)) {
     g_set_error (error, TOOL_ERROR, TOOL_ERROR_USAGE,
-        "--profile times one request at a time: not with --nireq %d",
-        b->nireq);
+        "--profile times one request at a time: not in throughput mode "
+        "(--nireq above 1, --hint throughput)");
     return FALSE;
   }
   return TRUE;
@@ -426,16 +427,12 @@ main (int argc, char **argv)
     goto out;
   }
   opts.batch = b.batch;
-  if (check_bench_options (&b, &err)
+  if (check_bench_options (&b, &opts, &err)
       && tool_session_prepare (&session, &opts, TOOL_INPUTS_RANDOM, b.profile,
           &err)) {
-    if (throughput_mode (&session, &b)) {
-      if (b.profile) {
-        g_set_error (&err, TOOL_ERROR, TOOL_ERROR_USAGE,
-            "--profile times one request at a time: not in throughput mode");
-      } else if (run_throughput (&session, &b, &result, &err)) {
+    if (throughput_mode (&b, &opts)) {
+      if (run_throughput (&session, &b, &result, &err))
         print_throughput (&session, &b, &result);
-      }
     } else if (run_benchmark (&session, &b, &result, &err)) {
       print_summary (&session, &b, &result);
     }
