@@ -43,12 +43,10 @@ typedef struct _ClinferDevicePreprocess ClinferDevicePreprocess;
  * class entry preprocess_new from the host tables, which it keeps
  * pointing to (the runtime frees them after @free). */
 struct _ClinferDevicePreprocess {
-  /* (transfer full) A new model input tensor on the device. */
-  ClinferRemoteTensor *(*create_input) (ClinferDevicePreprocess *pp,
-      GError **error);
   /* Queues the pre-processing of @frame (checked against the tables'
-   * frame info) into @input, holding what it needs of the frame until
-   * done; adds the frame bytes moved to the device to *copied. */
+   * frame info) into @input, a remote tensor of the context's
+   * (clinfer_preprocess_input_shape()), holding what it needs of the frame
+   * until done; adds the frame bytes moved to the device to *copied. */
   gboolean (*run) (ClinferDevicePreprocess *pp, ClinferRemoteTensor *input,
       const ClinferFrame *frame, guint64 *copied, GError **error);
   /* Waits for the last run and lets go of its frame. */

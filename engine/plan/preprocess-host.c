@@ -488,6 +488,19 @@ clinfer_preprocess_host_new (const ClinferFrameInfo * info,
   return self;
 }
 
+void
+clinfer_preprocess_input_shape (const ClinferPreprocessConfig * c,
+    ClinferShape * shape)
+{
+  gboolean nchw = c->layout == CLINFER_LAYOUT_NCHW;
+
+  shape->rank = 4;
+  shape->dims[0] = 1;
+  shape->dims[1] = nchw ? c->channels : c->height;
+  shape->dims[2] = nchw ? c->height : c->width;
+  shape->dims[3] = nchw ? c->width : c->channels;
+}
+
 gboolean
 clinfer_preprocess_host_has_avx2 (void)
 {

@@ -113,6 +113,9 @@ clinfer_preprocess_store (ClinferElementType type, gpointer data, gsize index,
 ClinferPreprocessHost *clinfer_preprocess_host_new (const ClinferFrameInfo *frame,
     const ClinferPreprocessConfig *config, ClinferCpuIsa isa, GError **error);
 void clinfer_preprocess_host_free (ClinferPreprocessHost *self);
+/* The model input of @config: [1, C, H, W] or [1, H, W, C]. */
+void clinfer_preprocess_input_shape (const ClinferPreprocessConfig *config,
+    ClinferShape *shape);
 /* TRUE when the AVX2 rows are built in and this machine (and
  * CLINFER_CPU_ISA) allows them. */
 gboolean clinfer_preprocess_host_has_avx2 (void);

@@ -11,6 +11,7 @@
 struct _ClinferPreprocess {
   ClinferPreprocessHost *host;          /* the tables */
   ClinferDevicePreprocess *device;      /* NULL: the host rows */
+  ClinferRemoteContext *context;        /* the device's (a reference) */
   ClinferTensor *input;                 /* host rows: the bound input */
   ClinferRemoteTensor *remote_input;    /* device: the bound input */
   guint64 bytes_copied;
@@ -38,6 +39,7 @@ clinfer_preprocess_new (ClinferCompiled *compiled,
     pp->device = klass->preprocess_new (context, pp->host, error);
     if (pp->device == NULL)
       goto failed;
+    pp->context = clinfer_remote_context_ref (context);
     pp->description = g_strdup_printf ("%s kernel on %s",
         klass->name, clinfer_remote_context_get_device_name (context));
   } else {
@@ -61,6 +63,7 @@ clinfer_preprocess_free (ClinferPreprocess *pp)
   if (pp->device != NULL)
     pp->device->free (pp->device);
   g_clear_pointer (&pp->remote_input, clinfer_remote_tensor_unref);
+  g_clear_pointer (&pp->context, clinfer_remote_context_unref);
   g_clear_pointer (&pp->input, clinfer_tensor_unref);
   clinfer_preprocess_host_free (pp->host);
   g_free (pp->description);
@@ -71,28 +74,24 @@ gboolean
 clinfer_preprocess_bind (ClinferPreprocess *pp, ClinferRequest *request,
     guint index, GError **error)
 {
-  const ClinferPreprocessConfig *cfg;
-  ClinferShape shape = { 4, {1} };
+  ClinferElementType type;
+  ClinferShape shape;
 
   g_return_val_if_fail (pp != NULL, FALSE);
-  cfg = &pp->host->config;
+  type = pp->host->config.type;
+  clinfer_preprocess_input_shape (&pp->host->config, &shape);
   if (pp->device != NULL) {
     /* A running kernel may still write the old input. */
     pp->device->done (pp->device);
     g_clear_pointer (&pp->remote_input, clinfer_remote_tensor_unref);
-    pp->remote_input = pp->device->create_input (pp->device, error);
+    pp->remote_input = clinfer_remote_context_create_tensor (pp->context,
+        type, &shape, error);
     return pp->remote_input != NULL && (request == NULL
         || clinfer_request_set_remote_input_by_index (request, index,
             pp->remote_input, error));
   }
-  shape.dims[1] = cfg->layout == CLINFER_LAYOUT_NCHW ? cfg->channels
-      : cfg->height;
-  shape.dims[2] = cfg->layout == CLINFER_LAYOUT_NCHW ? cfg->height
-      : cfg->width;
-  shape.dims[3] = cfg->layout == CLINFER_LAYOUT_NCHW ? cfg->width
-      : cfg->channels;
   g_clear_pointer (&pp->input, clinfer_tensor_unref);
-  pp->input = clinfer_tensor_new (cfg->type, &shape, error);
+  pp->input = clinfer_tensor_new (type, &shape, error);
   return pp->input != NULL && (request == NULL
       || clinfer_request_set_input_by_index (request, index, pp->input,
           error));

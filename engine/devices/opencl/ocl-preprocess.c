@@ -17,7 +17,6 @@
 typedef struct {
   ClinferDevicePreprocess base;
   const ClinferPreprocessHost *tables;   /* not owned */
-  ClinferRemoteContext *context;         /* a reference */
   OclCore *core;                         /* a reference */
   cl_kernel kernel;
   cl_mem xtaps, ytaps;
@@ -82,22 +81,6 @@ set_constant_args (OclPreprocess *self, GError **error)
   err |= clSetKernelArg (k, 15, sizeof (channels), &channels);
   err |= clSetKernelArg (k, 16, sizeof (width), &width);
   return clinfer_ocl_check (err, "pre-processing: clSetKernelArg", error);
-}
-
-static ClinferRemoteTensor *
-ocl_preprocess_create_input (ClinferDevicePreprocess *base, GError **error)
-{
-  OclPreprocess *self = (OclPreprocess *) base;
-  const ClinferPreprocessConfig *cfg = &self->tables->config;
-  ClinferShape shape = { 4, {1, cfg->channels, cfg->height, cfg->width} };
-
-  if (cfg->layout == CLINFER_LAYOUT_NHWC) {
-    shape.dims[1] = cfg->height;
-    shape.dims[2] = cfg->width;
-    shape.dims[3] = cfg->channels;
-  }
-  return clinfer_remote_context_create_tensor (self->context, cfg->type,
-      &shape, error);
 }
 
 void
@@ -247,7 +230,6 @@ ocl_preprocess_free (ClinferDevicePreprocess *base)
     clReleaseMemObject (self->ytaps);
   if (self->core != NULL)
     clinfer_ocl_core_unref (self->core);
-  clinfer_remote_context_unref (self->context);
   g_free (self);
 }
 
@@ -261,12 +243,10 @@ clinfer_ocl_preprocess_new (ClinferRemoteContext *context,
   cl_program program;
   cl_int err = CL_SUCCESS;
 
-  self->base.create_input = ocl_preprocess_create_input;
   self->base.run = ocl_preprocess_run;
   self->base.done = ocl_preprocess_done;
   self->base.free = ocl_preprocess_free;
   self->tables = tables;
-  self->context = clinfer_remote_context_ref (context);
   self->core = clinfer_ocl_core_ref (((OclDevice *) context->device)->core);
 
   options = g_strdup_printf ("-DOUT_TYPE=%d", cfg->type == CLINFER_TYPE_F16
