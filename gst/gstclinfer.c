@@ -63,6 +63,8 @@ enum
   PROP_THREADS,
   PROP_PERFORMANCE_HINT,
   PROP_NIREQ,
+  PROP_BATCH_SIZE,
+  PROP_BATCH_TIMEOUT,
   PROP_MEMORY_LIMIT,
   PROP_INFERENCE_INTERVAL,
   PROP_MEAN_VALUES,
@@ -90,6 +92,10 @@ enum
 #define DEFAULT_PROP_PERFORMANCE_HINT GST_CLINFER_HINT_AUTO
 #define DEFAULT_PROP_NIREQ 1
 #define MAX_NIREQ 64
+#define DEFAULT_PROP_BATCH_SIZE 1
+#define MAX_BATCH_SIZE 256
+#define DEFAULT_PROP_BATCH_TIMEOUT 50000
+#define MAX_BATCH_TIMEOUT (60 * G_USEC_PER_SEC)
 #define DEFAULT_PROP_MEMORY_LIMIT 0
 #define DEFAULT_PROP_INFERENCE_INTERVAL 1
 #define DEFAULT_PROP_MEAN_VALUES NULL
@@ -267,6 +273,23 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "nireq - 1 frames of latency; 1 infers each frame before pushing it; "
       "applied like model", 1, MAX_NIREQ, DEFAULT_PROP_NIREQ,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_BATCH_SIZE] = g_param_spec_uint ("batch-size",
+      "Batch size",
+      "Frames per inference: above 1, the elements sharing this element's "
+      "model-instance-id (one per camera, in one pipeline or several) "
+      "pre-process their frames into one batched request, run when it is "
+      "full or batch-timeout after its first frame; the model's batch "
+      "dimension must be dynamic or batch-size. Without model-instance-id "
+      "the element batches its own frames (set nireq to batch-size). "
+      "Applied like model", 1, MAX_BATCH_SIZE, DEFAULT_PROP_BATCH_SIZE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_BATCH_TIMEOUT] = g_param_spec_uint64 ("batch-timeout",
+      "Batch timeout",
+      "Microseconds a batch waits for frames after its first before it runs "
+      "part-full, so a camera that stops cannot stall the others; elements "
+      "sharing a model-instance-id set the same value. Applied like model",
+      0, MAX_BATCH_TIMEOUT, DEFAULT_PROP_BATCH_TIMEOUT,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_MEMORY_LIMIT] = g_param_spec_uint64 ("memory-limit",
       "Memory limit",
       "Most bytes one tensor of the model, or all its intermediate tensors "
@@ -324,9 +347,10 @@ gst_clinfer_class_init (GstClinferClass * klass)
   properties[PROP_MODEL_INSTANCE_ID] = g_param_spec_string
       ("model-instance-id", "Model instance id",
       "Elements of the process with the same id and the same model, device, "
-      "config-file, custom-lib, threads and memory-limit share one read and compiled "
-      "model and its OpenCL context (each keeps its own inference request). "
-      "NULL: not shared",
+      "config-file, custom-lib, threads, performance-hint, memory-limit, "
+      "batch-size and batch-timeout share one read and compiled model and "
+      "its OpenCL context (each keeps its own inference requests, except "
+      "that with batch-size they share batched ones). NULL: not shared",
       DEFAULT_PROP_MODEL_INSTANCE_ID,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_CUSTOM_LIB] = g_param_spec_string ("custom-lib",
@@ -387,6 +411,9 @@ gst_clinfer_init (GstClinfer * self)
   self->threads = DEFAULT_PROP_THREADS;
   self->performance_hint = DEFAULT_PROP_PERFORMANCE_HINT;
   self->nireq = DEFAULT_PROP_NIREQ;
+  self->active_batch_size = 1;
+  self->batch_size = DEFAULT_PROP_BATCH_SIZE;
+  self->batch_timeout = DEFAULT_PROP_BATCH_TIMEOUT;
   g_queue_init (&self->pending);
   self->memory_limit = DEFAULT_PROP_MEMORY_LIMIT;
   self->inference_interval = DEFAULT_PROP_INFERENCE_INTERVAL;
@@ -470,6 +497,15 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       self->reload_pending |= self->nireq != g_value_get_uint (value);
       self->nireq = g_value_get_uint (value);
       break;
+    case PROP_BATCH_SIZE:
+      self->reload_pending |= self->batch_size != g_value_get_uint (value);
+      self->batch_size = g_value_get_uint (value);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      self->reload_pending |= self->batch_timeout
+          != g_value_get_uint64 (value);
+      self->batch_timeout = g_value_get_uint64 (value);
+      break;
     case PROP_MEMORY_LIMIT:
       self->reload_pending |= self->memory_limit != g_value_get_uint64 (value);
       self->memory_limit = g_value_get_uint64 (value);
@@ -545,6 +581,12 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_NIREQ:
       g_value_set_uint (value, self->nireq);
+      break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      g_value_set_uint64 (value, self->batch_timeout);
       break;
     case PROP_MEMORY_LIMIT:
       g_value_set_uint64 (value, self->memory_limit);
@@ -662,11 +704,14 @@ typedef struct
 
 /* Ends @slot's inference in flight, if any, and lets go of its frame. */
 static void
-slot_settle (GstClinferSlot * slot)
+slot_settle (GstClinfer * self, GstClinferSlot * slot)
 {
   if (!slot->busy)
     return;
-  clinfer_request_wait (slot->request, NULL);
+  if (self->batcher != NULL)
+    gst_clinfer_batcher_release (self->batcher, &slot->item);
+  else
+    clinfer_request_wait (slot->request, NULL);
   clinfer_preprocess_done (slot->preprocess);
   gst_clinfer_frame_unmap (&slot->frame);
   slot->busy = FALSE;
@@ -681,7 +726,7 @@ drop_pending (GstClinfer * self)
 
   while ((p = g_queue_pop_head (&self->pending)) != NULL) {
     if (p->slot != NULL)
-      slot_settle (p->slot);
+      slot_settle (self, p->slot);
     gst_buffer_unref (p->buffer);
     g_free (p);
   }
@@ -696,7 +741,7 @@ free_slots (GstClinfer * self)
   for (i = 0; i < self->n_slots; i++) {
     GstClinferSlot *slot = &self->slots[i];
 
-    slot_settle (slot);
+    slot_settle (self, slot);
     g_clear_pointer (&slot->preprocess, clinfer_preprocess_free);
     /* The request first: it references the output blocks' tensors. */
     g_clear_pointer (&slot->request, clinfer_request_free);
@@ -704,6 +749,8 @@ free_slots (GstClinfer * self)
   }
   g_clear_pointer (&self->slots, g_free);
   self->n_slots = 0;
+  /* The shared model's (freed with it). */
+  self->batcher = NULL;
 }
 
 static void
@@ -717,6 +764,8 @@ gst_clinfer_unload (GstClinfer * self)
   g_clear_pointer (&self->model_name, g_free);
   g_clear_pointer (&self->labels, g_ptr_array_unref);
   self->configured = FALSE;
+  self->active_batch_size = 1;
+  self->active_batch_timeout = 0;
 }
 
 /* On an OpenCL device: the allocator of OpenCL memory proposed to
@@ -772,6 +821,8 @@ gst_clinfer_load (GstClinfer * self)
       ? (n_slots > 1 ? CLINFER_HINT_THROUGHPUT : CLINFER_HINT_NONE)
       : (ClinferPerformanceHint) self->performance_hint;
   settings.memory_limit = self->memory_limit;
+  settings.batch_size = self->batch_size;
+  settings.batch_timeout = self->batch_timeout;
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')
     settings.custom_lib = g_strdup (self->custom_lib);
@@ -797,12 +848,22 @@ gst_clinfer_load (GstClinfer * self)
   if (conflict) {
     GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
         ("model-instance-id \"%s\" is used by another element with another "
-            "model, device, config-file, custom-lib, threads or memory-limit; this element "
-            "reads and compiles its own copy", instance_id), (NULL));
+            "model, device, config-file, custom-lib, threads, "
+            "performance-hint, memory-limit, batch-size or batch-timeout; "
+            "this element reads and compiles its own copy", instance_id),
+        (NULL));
   }
   self->slots = g_new0 (GstClinferSlot, n_slots);
   self->n_slots = n_slots;
-  for (i = 0; i < n_slots; i++) {
+  if (settings.batch_size > 1 && (instance_id == NULL || conflict)
+      && n_slots < settings.batch_size) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("batch-size %u with nireq %u and no model shared with other "
+            "elements (model-instance-id): every batch waits batch-timeout "
+            "for frames that cannot come; set nireq to %u", settings.batch_size,
+            n_slots, settings.batch_size), (NULL));
+  }
+  for (i = 0; i < n_slots && settings.batch_size == 1; i++) {
     self->slots[i].request =
         clinfer_compiled_create_request (self->shared->compiled, &err);
     if (self->slots[i].request == NULL)
@@ -810,12 +871,16 @@ gst_clinfer_load (GstClinfer * self)
     self->slots[i].outputs = gst_clinfer_outputs_new (self->shared->compiled);
   }
   self->model_name = model_name_from_path (settings.model_path);
+  self->active_batch_size = settings.batch_size;
+  self->active_batch_timeout = settings.batch_timeout;
   make_allocator (self);
   GST_INFO_OBJECT (self, "model %s on device %s, %d stream(s) of %d "
-      "thread(s), %u request(s)", settings.model_path,
+      "thread(s), %u frame(s) in flight, batches of %u",
+      settings.model_path,
       clinfer_compiled_get_device_name (self->shared->compiled),
       clinfer_compiled_get_streams (self->shared->compiled),
-      clinfer_compiled_get_threads (self->shared->compiled), n_slots);
+      clinfer_compiled_get_threads (self->shared->compiled), n_slots,
+      settings.batch_size);
   gst_clinfer_model_settings_clear (&settings);
   return TRUE;
 
@@ -908,16 +973,16 @@ find_video_input (ClinferCompiled * compiled, const gchar * name)
 }
 
 /* Works out layout, channels and size of the model input from its shape
- * (channels of 3 or 1 at position 1: NCHW, at the end: NHWC); dynamic
- * height/width take the frame's. */
+ * (batch @batch or dynamic; channels of 3 or 1 at position 1: NCHW, at
+ * the end: NHWC); dynamic height/width take the frame's. */
 static gboolean
 input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
-    ClinferPreprocessConfig * cfg)
+    gint64 batch, ClinferPreprocessConfig * cfg)
 {
   const int64_t *d = info->shape.dims;
   gint64 c, h, w;
 
-  if (info->shape.rank != 4 || (d[0] != 1 && d[0] != CLINFER_DIM_DYNAMIC))
+  if (info->shape.rank != 4 || (d[0] != batch && d[0] != CLINFER_DIM_DYNAMIC))
     return FALSE;
   if (d[1] == 3 || d[1] == 1) {
     cfg->layout = CLINFER_LAYOUT_NCHW;
@@ -1020,7 +1085,8 @@ gst_clinfer_configure (GstClinfer * self)
     goto no_such_input;
   self->input_index = (guint) index;
   clinfer_compiled_get_input (compiled, self->input_index, &info);
-  if (!input_geometry (&info, &self->vinfo, &cfg))
+  if (!input_geometry (&info, &self->vinfo,
+          self->shared->settings.batch_size, &cfg))
     goto not_video_input;
   cfg.type = info.type;
   if (cfg.type != CLINFER_TYPE_F32 && cfg.type != CLINFER_TYPE_F16
@@ -1072,6 +1138,13 @@ gst_clinfer_configure (GstClinfer * self)
   if (!gst_clinfer_frame_info_from_video_info (&frame_info, &self->vinfo,
           &err))
     goto preprocess_failed;
+  if (self->shared->settings.batch_size > 1) {
+    /* Each frame goes into a shared batch, not the slot's request. */
+    self->batcher = gst_clinfer_model_cache_get_batcher (self->shared,
+        self->input_index, &err);
+    if (self->batcher == NULL)
+      goto bind_failed;
+  }
   for (i = 0; i < self->n_slots; i++) {
     GstClinferSlot *slot = &self->slots[i];
 
@@ -1079,9 +1152,10 @@ gst_clinfer_configure (GstClinfer * self)
         &err);
     if (slot->preprocess == NULL)
       goto preprocess_failed;
-    if (!clinfer_preprocess_bind (slot->preprocess, slot->request,
-            self->input_index, &err)
-        || !bind_other_inputs (self, slot->request, &err))
+    if (self->batcher == NULL
+        && (!clinfer_preprocess_bind (slot->preprocess, slot->request,
+                self->input_index, &err)
+            || !bind_other_inputs (self, slot->request, &err)))
       goto bind_failed;
   }
   GST_INFO_OBJECT (self, "pre-processing on %s: %s",
@@ -1104,8 +1178,9 @@ not_video_input:
     shape_text = clinfer_shape_to_string (&info.shape);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
         ("Model input \"%s\" of shape %s cannot be fed from video: expected "
-            "rank 4, batch 1, 1 or 3 channels in NCHW or NHWC layout.",
-            info.name, shape_text), ("model %s",
+            "rank 4, batch %u (batch-size) or dynamic, 1 or 3 channels in "
+            "NCHW or NHWC layout.", info.name, shape_text,
+            self->shared->settings.batch_size), ("model %s",
             self->shared->settings.model_path));
     return FALSE;
   }
@@ -1193,6 +1268,23 @@ attach_tensor_meta (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
   guint i;
 
   meta = gst_buffer_add_clinfer_tensor_meta (buf, self->model_name);
+  for (i = 0; self->batcher != NULL && i < n_outputs; i++) {
+    g_autoptr (GBytes) bytes = NULL;
+    ClinferElementType type;
+    ClinferPortInfo info;
+    ClinferShape s;
+
+    /* The frame's slice of the batch's output, batch 1. */
+    bytes = gst_clinfer_batcher_get_output (self->batcher, &slot->item, i,
+        &s, &type);
+    clinfer_compiled_get_output (self->shared->compiled, i, &info);
+    if (!gst_clinfer_tensor_meta_add_tensor (meta, info.name,
+            meta_data_type (type), (guint) MAX (s.rank, 0), s.dims, bytes))
+      GST_WARNING_OBJECT (self, "output %u (%s) cannot be put in the tensor "
+          "meta", i, info.name);
+  }
+  if (self->batcher != NULL)
+    return meta;
   if (slot->outputs != NULL) {
     gst_clinfer_outputs_attach (slot->outputs, self->shared->compiled, meta);
     return meta;
@@ -1330,7 +1422,8 @@ invalid_caps:
 }
 
 /* LATENCY: with nireq above 1 a frame waits for up to nireq - 1 later
- * frames before it is pushed; DRAIN: the frames in flight are pushed. */
+ * frames before it is pushed, with batches up to batch-timeout more;
+ * DRAIN: the frames in flight are pushed. */
 static gboolean
 gst_clinfer_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
@@ -1346,14 +1439,19 @@ gst_clinfer_query (GstBaseTransform * trans, GstPadDirection direction,
           query))
     return FALSE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY
-      && self->n_slots > 1 && self->have_caps
+      && (self->n_slots > 1 || self->active_batch_size > 1)
+      && self->have_caps
       && GST_VIDEO_INFO_FPS_N (&self->vinfo) > 0) {
     gst_query_parse_latency (query, &live, &min, &max);
     extra = gst_util_uint64_scale_int ((self->n_slots - 1) * GST_SECOND,
         GST_VIDEO_INFO_FPS_D (&self->vinfo), GST_VIDEO_INFO_FPS_N
         (&self->vinfo));
-    GST_DEBUG_OBJECT (self, "%u requests in flight add %" GST_TIME_FORMAT,
-        self->n_slots, GST_TIME_ARGS (extra));
+    /* A frame may wait batch-timeout for the rest of its batch. */
+    if (self->active_batch_size > 1)
+      extra += self->active_batch_timeout * GST_USECOND;
+    GST_DEBUG_OBJECT (self, "%u requests in flight, batches of %u add %"
+        GST_TIME_FORMAT, self->n_slots, self->active_batch_size,
+        GST_TIME_ARGS (extra));
     gst_query_set_latency (query, live, min + extra,
         GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
   }
@@ -1482,15 +1580,19 @@ finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
   clinfer_preprocess_done (slot->preprocess);
   gst_clinfer_frame_unmap (&slot->frame);
   slot->busy = FALSE;
-  if (!ok)
+  if (!ok) {
+    if (self->batcher != NULL)
+      gst_clinfer_batcher_release (self->batcher, &slot->item);
     goto infer_failed;
+  }
 
   GST_OBJECT_LOCK (self);
   threshold = self->threshold;
   silent = self->silent;
   GST_OBJECT_UNLOCK (self);
 
-  clinfer_request_get_copy_stats (slot->request, &to_device, NULL);
+  if (slot->request != NULL)
+    clinfer_request_get_copy_stats (slot->request, &to_device, NULL);
   GST_OBJECT_LOCK (self);
   self->bytes_copied = clinfer_preprocess_get_bytes_copied (slot->preprocess)
       + to_device;
@@ -1498,6 +1600,8 @@ finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
 
   tensor_meta = attach_tensor_meta (self, slot, buf,
       clinfer_compiled_get_n_outputs (self->shared->compiled));
+  if (self->batcher != NULL)
+    gst_clinfer_batcher_release (self->batcher, &slot->item);
 
   if (self->decoder_impl != NULL) {
     if (!silent)
@@ -1544,17 +1648,24 @@ decode_failed:
 }
 
 /* Pre-processes @buf into @slot's request (the frame stays mapped until
- * finish_frame()) and binds its output blocks. Posts an error on
- * failure. */
+ * finish_frame()) and binds its output blocks; with batches, into a place
+ * in the shared batch, which starts by itself once full or its time is
+ * up. Posts an error on failure. */
 static gboolean
 prepare_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf)
 {
   GError *err = NULL;
+  gboolean ok;
 
   if (!gst_clinfer_frame_map (&slot->frame, clinfer_compiled_get_remote_context
           (self->shared->compiled), buf, &self->vinfo, &err))
     goto preprocess_failed;
-  if (!clinfer_preprocess_run (slot->preprocess, &slot->frame.frame, &err)) {
+  if (self->batcher != NULL)
+    ok = gst_clinfer_batcher_submit (self->batcher, slot->preprocess,
+        &slot->frame.frame, &slot->item, &err);
+  else
+    ok = clinfer_preprocess_run (slot->preprocess, &slot->frame.frame, &err);
+  if (!ok) {
     gst_clinfer_frame_unmap (&slot->frame);
     goto preprocess_failed;
   }
@@ -1585,6 +1696,34 @@ slot_finished (ClinferRequest * request, const GError * error,
   g_atomic_int_set (&slot->finished, 1);
 }
 
+/* Starts @slot's inference (with batches: the batch starts by itself). */
+static gboolean
+slot_start (GstClinfer * self, GstClinferSlot * slot, GError ** error)
+{
+  if (self->batcher != NULL)
+    return TRUE;
+  g_atomic_int_set (&slot->finished, 0);
+  return clinfer_request_start_async (slot->request, slot_finished, slot,
+      error);
+}
+
+static gboolean
+slot_is_finished (GstClinfer * self, GstClinferSlot * slot)
+{
+  if (self->batcher != NULL)
+    return gst_clinfer_batcher_is_finished (self->batcher, &slot->item);
+  return g_atomic_int_get (&slot->finished);
+}
+
+/* Waits for @slot's inference (or batch) and gives its result. */
+static gboolean
+slot_wait (GstClinfer * self, GstClinferSlot * slot, GError ** error)
+{
+  if (self->batcher != NULL)
+    return gst_clinfer_batcher_wait (self->batcher, &slot->item, error);
+  return clinfer_request_wait (slot->request, error);
+}
+
 /* Pushes the oldest waiting frame once its inference (if any) has ended:
  * waits for it when @block, else returns GST_FLOW_CUSTOM_SUCCESS when it
  * is still running. */
@@ -1597,12 +1736,12 @@ push_head (GstClinfer * self, gboolean block)
   GstBuffer *buf;
   gboolean ok;
 
-  if (p->slot != NULL && !block && !g_atomic_int_get (&p->slot->finished))
+  if (p->slot != NULL && !block && !slot_is_finished (self, p->slot))
     return GST_FLOW_CUSTOM_SUCCESS;
   g_queue_pop_head (&self->pending);
   buf = p->buffer;
   if (p->slot != NULL) {
-    ok = clinfer_request_wait (p->slot->request, &err);
+    ok = slot_wait (self, p->slot, &err);
     ret = finish_frame (self, p->slot, buf, p->frame_number, ok, err);
   }
   g_free (p);
@@ -1639,7 +1778,8 @@ free_slot (GstClinfer * self)
 
 /* nireq > 1: @buf's inference is started on a free slot (waiting for the
  * oldest frame when none is) and @buf waits in line; whatever has ended
- * at the head of the line is pushed. */
+ * at the head of the line is pushed. With batches the frame waits in its
+ * batch. */
 static GstFlowReturn
 infer_async (GstClinfer * self, GstBuffer * buf, guint64 frame_number)
 {
@@ -1655,8 +1795,7 @@ infer_async (GstClinfer * self, GstBuffer * buf, guint64 frame_number)
   }
   if (!prepare_frame (self, slot, buf))
     return GST_FLOW_ERROR;
-  g_atomic_int_set (&slot->finished, 0);
-  if (!clinfer_request_start_async (slot->request, slot_finished, slot, &err))
+  if (!slot_start (self, slot, &err))
     return finish_frame (self, slot, buf, frame_number, FALSE, err);
   p = g_new0 (GstClinferPending, 1);
   p->buffer = gst_buffer_ref (buf);
@@ -1729,7 +1868,10 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   slot = &self->slots[0];
   if (!prepare_frame (self, slot, buf))
     return GST_FLOW_ERROR;
-  ok = clinfer_request_infer (slot->request, &err);
+  if (self->batcher != NULL)
+    ok = gst_clinfer_batcher_wait (self->batcher, &slot->item, &err);
+  else
+    ok = clinfer_request_infer (slot->request, &err);
   return finish_frame (self, slot, buf, frame_number, ok, err);
 
   /* ERRORS */

@@ -14,6 +14,7 @@
 
 #include "decoders/gstclinferdecoder.h"
 #include "gstclinfermodelcache.h"
+#include "gstclinferbatcher.h"
 #include "gstclinferframe.h"
 #include "gstclinferoutputs.h"
 
@@ -34,7 +35,10 @@ GType gst_clinfer_performance_hint_get_type (void);
  * frame it reads. */
 typedef struct
 {
+  /* Without batches: the slot's own request; with batch-size above 1
+   * NULL, and while busy the frame's place in a shared batch. */
   ClinferRequest *request;
+  GstClinferBatchItem item;
   ClinferPreprocess *preprocess;
   /* Output storage bound to the request, handed to each frame's meta
    * without a copy; NULL: outputs copied into the meta. */
@@ -55,6 +59,8 @@ struct _GstClinfer
   guint threads;
   gint performance_hint;        /* ClinferPerformanceHint, or auto */
   guint nireq;
+  guint batch_size;
+  guint64 batch_timeout;
   guint64 memory_limit;
   guint inference_interval;
   gchar *mean_values;
@@ -77,6 +83,12 @@ struct _GstClinfer
   /* Streaming state: set up in start(), used by the streaming thread,
    * freed in stop(). */
   GstClinferSharedModel *shared;
+  /* batch-size above 1: the shared model's batcher (not owned), set once
+   * configured. */
+  GstClinferBatcher *batcher;
+  /* The loaded model's batch-size and batch-timeout (for LATENCY). */
+  guint active_batch_size;
+  guint64 active_batch_timeout;
   /* nireq slots; with more than one, frames wait in @pending (their
    * inference in flight, or behind one) and are pushed in order. */
   GstClinferSlot *slots;

@@ -35,7 +35,9 @@ settings_equal (const GstClinferModelSettings * a,
       && g_strcmp0 (a->device, b->device) == 0 && a->threads == b->threads
       && a->hint == b->hint
       && a->memory_limit == b->memory_limit
-      && g_strcmp0 (a->custom_lib, b->custom_lib) == 0;
+      && g_strcmp0 (a->custom_lib, b->custom_lib) == 0
+      && a->batch_size == b->batch_size
+      && a->batch_timeout == b->batch_timeout;
 }
 
 /* Loads each library of the ';'-separated @libs into @config. */
@@ -98,6 +100,8 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
   shared->settings.hint = settings->hint;
   shared->settings.memory_limit = settings->memory_limit;
   shared->settings.custom_lib = g_strdup (settings->custom_lib);
+  shared->settings.batch_size = settings->batch_size;
+  shared->settings.batch_timeout = settings->batch_timeout;
   shared->model = g_steal_pointer (&model);
   shared->compiled = compiled;
   GST_INFO ("compiled %s for device %s (instance id %s)",
@@ -140,9 +144,45 @@ gst_clinfer_model_cache_acquire (const gchar * instance_id,
   return shared;
 }
 
+GstClinferBatcher *
+gst_clinfer_model_cache_get_batcher (GstClinferSharedModel * shared,
+    guint input_index, GError ** error)
+{
+  GstClinferBatcher *batcher;
+  ClinferPortInfo info;
+
+  g_mutex_lock (&cache_lock);
+  if (shared->batcher != NULL && shared->instance_id == NULL
+      && gst_clinfer_batcher_get_input_index (shared->batcher)
+      != input_index) {
+    /* A private model: its one user changed input-name (its frames in
+     * flight were drained first). */
+    g_clear_pointer (&shared->batcher, gst_clinfer_batcher_free);
+  }
+  if (shared->batcher == NULL) {
+    shared->batcher = gst_clinfer_batcher_new (shared->compiled, input_index,
+        shared->settings.batch_size, shared->settings.batch_timeout, error);
+  } else if (gst_clinfer_batcher_get_input_index (shared->batcher)
+      != input_index) {
+    clinfer_compiled_get_input (shared->compiled,
+        gst_clinfer_batcher_get_input_index (shared->batcher), &info);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "another element of model-instance-id \"%s\" feeds its batches "
+        "into input \"%s\" (see input-name)", shared->instance_id,
+        info.name);
+    g_mutex_unlock (&cache_lock);
+    return NULL;
+  }
+  batcher = shared->batcher;
+  g_mutex_unlock (&cache_lock);
+  return batcher;
+}
+
 static void
 shared_free (GstClinferSharedModel * shared)
 {
+  /* Every user has released its items: the batches end first. */
+  gst_clinfer_batcher_free (shared->batcher);
   clinfer_compiled_unref (shared->compiled);
   clinfer_model_unref (shared->model);
   gst_clinfer_model_settings_clear (&shared->settings);

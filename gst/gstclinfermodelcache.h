@@ -8,6 +8,7 @@
 
 #include <gst/gst.h>
 #include <clinfer/clinfer.h>
+#include "gstclinferbatcher.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,8 @@ typedef struct
   ClinferPerformanceHint hint;
   guint64 memory_limit;         /* bytes, 0: the machine's memory */
   gchar *custom_lib;            /* ';'-separated library paths, or NULL */
+  guint batch_size;             /* 1: no batches */
+  guint64 batch_timeout;        /* µs */
 } GstClinferModelSettings;
 
 /* A read and compiled model. Immutable once made, so elements on different
@@ -31,6 +34,9 @@ typedef struct
   GstClinferModelSettings settings;
   ClinferModel *model;
   ClinferCompiled *compiled;
+  /* batch-size above 1: the batches of its users, made by the first
+   * (gst_clinfer_model_cache_get_batcher()); under the cache's lock. */
+  GstClinferBatcher *batcher;
 } GstClinferSharedModel;
 
 /* (transfer full) Loads the custom op libraries, reads the model with them
@@ -44,6 +50,12 @@ GstClinferSharedModel *gst_clinfer_model_cache_acquire (const gchar * instance_i
     const GstClinferModelSettings * settings, gboolean * conflict,
     gchar ** failed_lib, GError ** error);
 void gst_clinfer_model_cache_release (GstClinferSharedModel * shared);
+/* (transfer none) The batcher of @shared (settings.batch_size above 1),
+ * made at the first call, for frames into input @input_index; NULL with
+ * @error when it cannot batch, or when another user feeds another
+ * input. */
+GstClinferBatcher *gst_clinfer_model_cache_get_batcher (GstClinferSharedModel
+    * shared, guint input_index, GError ** error);
 
 void gst_clinfer_model_settings_clear (GstClinferModelSettings * settings);
 

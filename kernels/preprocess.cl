@@ -70,11 +70,12 @@ preprocess (__global const uchar *p0, __global const uchar *p1,
     int pixel_stride, int4 comp, __global const int4 *xtaps,
     __global const int4 *ytaps, float8 yuv, float4 mean, float4 inv_scale,
     int4 chan, int pixel_step, int channels, int width,
-    __global out_t *out)
+    __global out_t *out, long out_base)
 {
   int u = get_global_id (0), v = get_global_id (1);
   int4 tx = xtaps[u], ty = ytaps[v];
-  long index = ((long) v * width + u) * pixel_step;
+  /* out_base: the first element of the item written (batched inputs). */
+  long index = out_base + ((long) v * width + u) * pixel_step;
   float3 px = (float3) (0.0f);
   int yuv_frame = family == FAMILY_NV12 || family == FAMILY_I420;
 

@@ -45,10 +45,11 @@ typedef struct _ClinferDevicePreprocess ClinferDevicePreprocess;
 struct _ClinferDevicePreprocess {
   /* Queues the pre-processing of @frame (checked against the tables'
    * frame info) into @input, a remote tensor of the context's
-   * (clinfer_preprocess_input_shape()), holding what it needs of the frame
-   * until done; adds the frame bytes moved to the device to *copied. */
+   * (clinfer_preprocess_input_shape(), or a batch of them: @item selects
+   * one), holding what it needs of the frame until done; adds the frame
+   * bytes moved to the device to *copied. */
   gboolean (*run) (ClinferDevicePreprocess *pp, ClinferRemoteTensor *input,
-      const ClinferFrame *frame, guint64 *copied, GError **error);
+      guint item, const ClinferFrame *frame, guint64 *copied, GError **error);
   /* Waits for the last run and lets go of its frame. */
   void (*done) (ClinferDevicePreprocess *pp);
   void (*free) (ClinferDevicePreprocess *pp);

@@ -110,12 +110,121 @@ clinfer_preprocess_run (ClinferPreprocess *pp, const ClinferFrame *frame,
     return FALSE;
   }
   if (pp->device != NULL)
-    return pp->device->run (pp->device, pp->remote_input, frame,
+    return pp->device->run (pp->device, pp->remote_input, 0, frame,
         &pp->bytes_copied, error);
   if (!clinfer_frame_check (&pp->host->frame, frame, TRUE, error))
     return FALSE;
   clinfer_preprocess_host_run (pp->host, frame,
       clinfer_tensor_get_data (pp->input));
+  return TRUE;
+}
+
+gboolean
+clinfer_preprocess_new_batch_input (ClinferPreprocess *pp, guint batch,
+    ClinferTensor **input, ClinferRemoteTensor **remote_input,
+    GError **error)
+{
+  ClinferShape shape;
+
+  g_return_val_if_fail (pp != NULL && input != NULL && remote_input != NULL,
+      FALSE);
+  *input = NULL;
+  *remote_input = NULL;
+  if (batch < 1 || batch > G_MAXINT32) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "a batch of %u items: expected 1 to %d", batch, G_MAXINT32);
+    return FALSE;
+  }
+  clinfer_preprocess_input_shape (&pp->host->config, &shape);
+  shape.dims[0] = batch;
+  if (pp->device != NULL) {
+    *remote_input = clinfer_remote_context_create_tensor (pp->context,
+        pp->host->config.type, &shape, error);
+    return *remote_input != NULL;
+  }
+  *input = clinfer_tensor_new (pp->host->config.type, &shape, error);
+  return *input != NULL;
+}
+
+/* Checks that @type and @shape are a batch of this pre-processing's
+ * inputs with an item @item. */
+static gboolean
+check_batch_input (const ClinferPreprocess *pp, ClinferElementType type,
+    const ClinferShape *shape, guint item, GError **error)
+{
+  g_autofree char *got = clinfer_shape_to_string (shape);
+  g_autofree char *want = NULL;
+  ClinferShape item_shape;
+  int i;
+
+  clinfer_preprocess_input_shape (&pp->host->config, &item_shape);
+  for (i = 1; i < item_shape.rank && shape->rank == item_shape.rank; i++)
+    if (shape->dims[i] != item_shape.dims[i])
+      break;
+  if (type != pp->host->config.type || shape->rank != item_shape.rank
+      || i < item_shape.rank) {
+    item_shape.dims[0] = CLINFER_DIM_DYNAMIC;
+    want = clinfer_shape_to_string (&item_shape);
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "batched input: expected %s of shape %s (any batch), got %s of "
+        "shape %s", clinfer_element_type_name (pp->host->config.type), want,
+        clinfer_element_type_name (type), got);
+    return FALSE;
+  }
+  if ((gint64) item >= shape->dims[0]) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "batched input: item %u of an input of shape %s (%" G_GINT64_FORMAT
+        " items)", item, got, shape->dims[0]);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_preprocess_run_item (ClinferPreprocess *pp, const ClinferFrame *frame,
+    ClinferTensor *input, ClinferRemoteTensor *remote_input, guint item,
+    GError **error)
+{
+  const ClinferPreprocessConfig *cfg;
+  gsize item_bytes;
+
+  g_return_val_if_fail (pp != NULL && frame != NULL, FALSE);
+  g_return_val_if_fail ((input == NULL) != (remote_input == NULL), FALSE);
+  cfg = &pp->host->config;
+  pp->bytes_copied = 0;
+  if (remote_input != NULL) {
+    if (pp->device == NULL) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "batched input: a remote tensor, but this pre-processing runs on "
+          "the host (%s): expected a host tensor", pp->description);
+      return FALSE;
+    }
+    if (clinfer_remote_tensor_get_context (remote_input) != pp->context) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "batched input: a remote tensor of another context than the "
+          "compiled model's");
+      return FALSE;
+    }
+    if (!check_batch_input (pp,
+            clinfer_remote_tensor_get_element_type (remote_input),
+            clinfer_remote_tensor_get_shape (remote_input), item, error))
+      return FALSE;
+    return pp->device->run (pp->device, remote_input, item, frame,
+        &pp->bytes_copied, error);
+  }
+  if (!clinfer_tensor_is_contiguous (input)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "batched input: a strided view; expected a contiguous tensor");
+    return FALSE;
+  }
+  if (!check_batch_input (pp, clinfer_tensor_get_element_type (input),
+          clinfer_tensor_get_shape (input), item, error)
+      || !clinfer_frame_check (&pp->host->frame, frame, TRUE, error))
+    return FALSE;
+  item_bytes = (gsize) cfg->width * cfg->height * cfg->channels
+      * clinfer_element_type_size (cfg->type);
+  clinfer_preprocess_host_run (pp->host, frame,
+      (guint8 *) clinfer_tensor_get_data (input) + item * item_bytes);
   return TRUE;
 }
 

@@ -298,6 +298,178 @@ test_bad_arguments (void)
   clinfer_preprocess_free (pp);
 }
 
+/* ---- batched inputs ---- */
+
+/* Item @item of the batched input (@host, or @remote read back) as
+ * floats. */
+static float *
+batch_item_values (ClinferTensor *host, ClinferRemoteTensor *remote,
+    const ClinferPreprocessConfig *c, guint item)
+{
+  g_autoptr (ClinferTensor) copy = NULL;
+  GError *err = NULL;
+  gsize n = n_values (c), i, size = clinfer_element_type_size (c->type);
+  const guint8 *raw;
+  float *v = g_new (float, n);
+
+  if (remote != NULL) {
+    copy = clinfer_tensor_new (c->type, clinfer_remote_tensor_get_shape
+        (remote), &err);
+    g_assert_no_error (err);
+    g_assert_true (clinfer_remote_tensor_read (remote, copy, &err));
+    g_assert_no_error (err);
+    host = copy;
+  }
+  raw = (const guint8 *) clinfer_tensor_get_const_data (host) + item * n * size;
+  for (i = 0; i < n; i++)
+    v[i] = c->type == CLINFER_TYPE_F32 ? ((const float *) raw)[i]
+        : c->type == CLINFER_TYPE_F16
+        ? clinfer_half_to_float (((const guint16 *) raw)[i]) : raw[i];
+  return v;
+}
+
+/* @pp refuses to write an item of a batch input made for @other,
+ * naming @what. */
+static void
+expect_item_refused (ClinferCompiled *compiled, const ClinferFrameInfo *info,
+    const ClinferPreprocessConfig *other, ClinferPreprocess *pp,
+    const ClinferFrame *frame, const char *what)
+{
+  ClinferPreprocess *pp_other = clinfer_preprocess_new (compiled, info, other,
+      NULL);
+  ClinferTensor *wrong = NULL;
+  ClinferRemoteTensor *remote_wrong = NULL;
+  GError *err = NULL;
+
+  g_assert_nonnull (pp_other);
+  g_assert_true (clinfer_preprocess_new_batch_input (pp_other, 3, &wrong,
+          &remote_wrong, &err));
+  g_assert_false (clinfer_preprocess_run_item (pp, frame, wrong,
+          remote_wrong, 0, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+  if (strstr (err->message, what) == NULL)
+    g_error ("expected \"%s\" in: %s", what, err->message);
+  g_clear_error (&err);
+  clinfer_preprocess_free (pp_other);
+  g_clear_pointer (&wrong, clinfer_tensor_unref);
+  g_clear_pointer (&remote_wrong, clinfer_remote_tensor_unref);
+}
+
+/* Two pre-processings of different frames (formats, sizes) fill items of
+ * one batched input, each item equal to the host rows' run on its frame;
+ * on @compiled's device (NULL: the host rows). Then the errors: an item
+ * past the batch, an input of another shape or type. */
+static void
+check_batch_items (ClinferCompiled *compiled, ClinferElementType type)
+{
+  ClinferFrameInfo infos[2] = {
+    {CLINFER_PIXEL_FORMAT_BGRX, 45, 31, CLINFER_COLOR_MATRIX_BT601, FALSE},
+    {CLINFER_PIXEL_FORMAT_NV12, 64, 48, CLINFER_COLOR_MATRIX_BT709, TRUE},
+  };
+  static const guint items[2] = { 2, 0 };
+  ClinferPreprocessConfig c = make_config (20, 14, 3, CLINFER_LAYOUT_NCHW,
+      type, CLINFER_RESIZE_LETTERBOX);
+  ClinferPreprocessConfig other = c;
+  ClinferPreprocess *pps[2];
+  g_autoptr (ClinferTensor) input = NULL, wrong = NULL;
+  ClinferRemoteTensor *remote = NULL, *remote_wrong = NULL;
+  float tol = type == CLINFER_TYPE_U8 ? 1.f
+      : type == CLINFER_TYPE_F16 ? 0.25f : 2e-3f;
+  GError *err = NULL;
+  ClinferFrame frames[2];
+  guint8 *data[2];
+  guint k;
+  gsize i;
+
+  for (k = 0; k < 2; k++) {
+    pps[k] = clinfer_preprocess_new (compiled, &infos[k], &c, &err);
+    g_assert_no_error (err);
+    data[k] = make_frame (&infos[k], 5, 11 + k, &frames[k], NULL);
+  }
+  g_assert_true (clinfer_preprocess_new_batch_input (pps[0], 3, &input,
+          &remote, &err));
+  g_assert_no_error (err);
+  g_assert_true ((input == NULL) == (compiled != NULL));
+  {
+    const ClinferShape *shape = input != NULL
+        ? clinfer_tensor_get_shape (input)
+        : clinfer_remote_tensor_get_shape (remote);
+    g_assert_cmpint (shape->rank, ==, 4);
+    g_assert_cmpint (shape->dims[0], ==, 3);
+    g_assert_cmpint (shape->dims[1], ==, 3);
+    g_assert_cmpint (shape->dims[2], ==, 14);
+    g_assert_cmpint (shape->dims[3], ==, 20);
+  }
+  for (k = 0; k < 2; k++) {
+    g_assert_true (clinfer_preprocess_run_item (pps[k], &frames[k], input,
+            remote, items[k], &err));
+    g_assert_no_error (err);
+  }
+  for (k = 0; k < 2; k++) {
+    g_autofree float *want = NULL, *got = NULL;
+
+    clinfer_preprocess_done (pps[k]);
+    want = host_values (&infos[k], &c, CLINFER_CPU_ISA_GENERIC, &frames[k],
+        NULL);
+    got = batch_item_values (input, remote, &c, items[k]);
+    for (i = 0; i < n_values (&c); i++)
+      if (fabsf (want[i] - got[i]) > tol)
+        g_error ("frame %u in item %u: value %" G_GSIZE_FORMAT ": %g, "
+            "expected %g", k, items[k], i, got[i], want[i]);
+  }
+
+  /* An item past the batch. */
+  g_assert_false (clinfer_preprocess_run_item (pps[0], &frames[0], input,
+          remote, 3, &err));
+  g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (err->message, "item 3"));
+  g_clear_error (&err);
+  /* Another item shape (height 16), then another type. */
+  other.height = 16;
+  expect_item_refused (compiled, &infos[0], &other, pps[0], &frames[0],
+      "shape ?x3x14x20");
+  other = c;
+  other.type = type == CLINFER_TYPE_F32 ? CLINFER_TYPE_U8 : CLINFER_TYPE_F32;
+  expect_item_refused (compiled, &infos[0], &other, pps[0], &frames[0],
+      clinfer_element_type_name (type));
+
+  if (compiled != NULL) {
+    /* The device's pre-processing also fills a host batch (host rows). */
+    g_autoptr (ClinferTensor) host = clinfer_tensor_new (type,
+        clinfer_remote_tensor_get_shape (remote), &err);
+    g_autofree float *want = NULL, *got = NULL;
+
+    g_assert_no_error (err);
+    g_assert_true (clinfer_preprocess_run_item (pps[1], &frames[1], host,
+            NULL, 1, &err));
+    g_assert_no_error (err);
+    want = host_values (&infos[1], &c, CLINFER_CPU_ISA_GENERIC, &frames[1],
+        NULL);
+    got = batch_item_values (host, NULL, &c, 1);
+    for (i = 0; i < n_values (&c); i++)
+      g_assert_cmpfloat_with_epsilon (want[i], got[i], tol);
+  } else {
+    /* Host rows refuse a remote input: none to make without a device;
+     * the batch size is checked. */
+    g_assert_false (clinfer_preprocess_new_batch_input (pps[0], 0, &wrong,
+            &remote_wrong, &err));
+    g_assert_error (err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&err);
+  }
+  for (k = 0; k < 2; k++) {
+    clinfer_preprocess_free (pps[k]);
+    g_free (data[k]);
+  }
+  g_clear_pointer (&remote, clinfer_remote_tensor_unref);
+}
+
+static void
+test_batch_items (void)
+{
+  check_batch_items (NULL, CLINFER_TYPE_F32);
+  check_batch_items (NULL, CLINFER_TYPE_U8);
+}
+
 /* ---- the AVX2 rows ---- */
 
 static gboolean
@@ -451,28 +623,7 @@ compile_on (const char *dev)
 static float *
 remote_values (ClinferRemoteTensor *t, const ClinferPreprocessConfig *c)
 {
-  GError *err = NULL;
-  ClinferShape shape = { 4, {1, c->channels, c->height, c->width} };
-  gsize n = n_values (c), i;
-  g_autoptr (ClinferTensor) host = NULL;
-  const guint8 *raw;
-  float *v = g_new (float, n);
-
-  if (c->layout == CLINFER_LAYOUT_NHWC) {
-    shape.dims[1] = c->height;
-    shape.dims[2] = c->width;
-    shape.dims[3] = c->channels;
-  }
-  host = clinfer_tensor_new (c->type, &shape, &err);
-  g_assert_no_error (err);
-  g_assert_true (clinfer_remote_tensor_read (t, host, &err));
-  g_assert_no_error (err);
-  raw = clinfer_tensor_get_data (host);
-  for (i = 0; i < n; i++)
-    v[i] = c->type == CLINFER_TYPE_F32 ? ((const float *) raw)[i]
-        : c->type == CLINFER_TYPE_F16
-        ? clinfer_half_to_float (((const guint16 *) raw)[i]) : raw[i];
-  return v;
+  return batch_item_values (NULL, t, c, 0);
 }
 
 /* The kernel gives the host rows' values for every format, layout, type
@@ -554,6 +705,17 @@ test_gpu_matches_host (void)
             if (remote != NULL)
               clinfer_remote_tensor_unref (remote);
           }
+}
+
+/* Batched inputs in remote tensors: the kernel writes the item asked. */
+static void
+test_gpu_batch_items (void)
+{
+  g_autoptr (ClinferCompiled) compiled = compile_on (device);
+
+  check_batch_items (compiled, CLINFER_TYPE_F32);
+  check_batch_items (compiled, CLINFER_TYPE_F16);
+  check_batch_items (compiled, CLINFER_TYPE_U8);
 }
 
 /* Frames the kernel cannot read: a remote tensor too small for the
@@ -687,6 +849,7 @@ main (int argc, char **argv)
     }
     g_test_add_func ("/preprocess/gpu/matches-host", test_gpu_matches_host);
     g_test_add_func ("/preprocess/gpu/bad-frames", test_gpu_bad_frames);
+    g_test_add_func ("/preprocess/gpu/batch-items", test_gpu_batch_items);
 #ifdef CLINFER_HAVE_OPENCL
     g_test_add_func ("/preprocess/gpu/host-planes-in-place",
         test_gpu_host_planes_in_place);
@@ -696,6 +859,7 @@ main (int argc, char **argv)
   g_test_add_func ("/preprocess/geometry", test_geometry);
   g_test_add_func ("/preprocess/exact-values", test_exact_values);
   g_test_add_func ("/preprocess/bad-arguments", test_bad_arguments);
+  g_test_add_func ("/preprocess/batch-items", test_batch_items);
   g_test_add_func ("/preprocess/avx2-rows-match-portable",
       test_avx2_rows_match_portable);
   g_test_add_func ("/preprocess/packed-nhwc-same-bytes",

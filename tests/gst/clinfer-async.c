@@ -13,17 +13,6 @@
 
 #define N_FRAMES 12
 
-static gboolean
-have_gpu (void)
-{
-  ClinferRemoteContext *ctx = clinfer_remote_context_new ("GPU", NULL);
-
-  if (ctx == NULL)
-    return FALSE;
-  clinfer_remote_context_unref (ctx);
-  return TRUE;
-}
-
 static GstBuffer *
 make_timed_frame (const GstVideoInfo * info, guint i)
 {
@@ -132,7 +121,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_order_and_meta_gpu)
 {
-  if (!have_gpu ()) {
+  if (!test_have_gpu ()) {
     GST_INFO ("no OpenCL device: the GPU case is not run");
     return;
   }

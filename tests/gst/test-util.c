@@ -4,6 +4,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/clinfer/clinfer-tensor-meta.h>
 #include <string.h>
+#include <clinfer/clinfer.h>
 
 gchar *
 test_data_path (const gchar * rel)
@@ -205,4 +206,15 @@ test_push_frame (GstHarness * h, gint width, gint height)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, width, height);
   test_set_video_caps (h, &info);
   return gst_harness_push_and_pull (h, test_make_frame (&info, 7));
+}
+
+gboolean
+test_have_gpu (void)
+{
+  ClinferRemoteContext *ctx = clinfer_remote_context_new ("GPU", NULL);
+
+  if (ctx == NULL)
+    return FALSE;
+  clinfer_remote_context_unref (ctx);
+  return TRUE;
 }

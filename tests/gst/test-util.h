@@ -39,6 +39,8 @@ gdouble test_roi_confidence (GstVideoRegionOfInterestMeta * roi);
  * parsed as gst-launch-1.0 does; may be NULL). (transfer floating) */
 GstElement *test_make_clinfer (const gchar * model, const gchar * args);
 void test_set_video_caps (GstHarness * h, const GstVideoInfo * info);
+/* Whether the engine finds a GPU device (an OpenCL one: PoCL counts). */
+gboolean test_have_gpu (void);
 /* The tensor called @name in the tensor meta of @buf (which must have
  * one), or NULL. */
 const GstClinferTensor *test_get_tensor (GstBuffer * buf, const gchar * name);

@@ -174,11 +174,14 @@ ocl_preprocess_done (ClinferDevicePreprocess *base)
 
 static gboolean
 ocl_preprocess_run (ClinferDevicePreprocess *base, ClinferRemoteTensor *input,
-    const ClinferFrame *frame, guint64 *copied, GError **error)
+    guint item, const ClinferFrame *frame, guint64 *copied, GError **error)
 {
   OclPreprocess *self = (OclPreprocess *) base;
   OclPreprocessFrame *f = &self->pending;
+  const ClinferPreprocessConfig *cfg = &self->tables->config;
   cl_int4 off = { {0} }, stride = { {0} };
+  cl_long out_base = (cl_long) item * cfg->width * cfg->height
+      * cfg->channels;
   cl_mem out;
   cl_int err = CL_SUCCESS;
   gint i;
@@ -206,6 +209,7 @@ ocl_preprocess_run (ClinferDevicePreprocess *base, ClinferRemoteTensor *input,
   err |= clSetKernelArg (self->kernel, 3, sizeof (off), &off);
   err |= clSetKernelArg (self->kernel, 4, sizeof (stride), &stride);
   err |= clSetKernelArg (self->kernel, 17, sizeof (cl_mem), &out);
+  err |= clSetKernelArg (self->kernel, 18, sizeof (out_base), &out_base);
   /* Queued, not waited for: the inference after it on the same in-order
    * queue waits for both. The frame's wrappers stay until done. */
   if (err == CL_SUCCESS)

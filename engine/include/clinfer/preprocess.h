@@ -169,6 +169,27 @@ CLINFER_API gboolean clinfer_preprocess_run (ClinferPreprocess *pp,
  * frame): call it once the inference that reads the input has finished.
  * A later run, and free, end a run that was not ended. */
 CLINFER_API void clinfer_preprocess_done (ClinferPreprocess *pp);
+/* Batched requests fed by several pre-processings (one per camera, say),
+ * each writing one item of a shared [N, ...] input:
+ *
+ * clinfer_preprocess_new_batch_input() makes an input of @batch items of
+ * this pre-processing's input shape ([N, C, H, W] or [N, H, W, C]): a host
+ * tensor (*@input) on the host rows, a remote tensor of the compiled
+ * model's context (*@remote_input) with a device kernel; exactly one is
+ * set, the caller binds it to its request.
+ *
+ * clinfer_preprocess_run_item() fills item @item of such an input (pass
+ * one of @input and @remote_input) from @frame, like a run: queued on
+ * OpenCL, ended by clinfer_preprocess_done() once the inference has
+ * read it. CLINFER_ERROR_INVALID_ARGUMENT when the input's type or item
+ * shape differs from this pre-processing's, @item is out of range, or a
+ * remote input is given to host rows. */
+CLINFER_API gboolean clinfer_preprocess_new_batch_input (ClinferPreprocess *pp,
+    guint batch, ClinferTensor **input, ClinferRemoteTensor **remote_input,
+    GError **error);
+CLINFER_API gboolean clinfer_preprocess_run_item (ClinferPreprocess *pp,
+    const ClinferFrame *frame, ClinferTensor *input,
+    ClinferRemoteTensor *remote_input, guint item, GError **error);
 /* (transfer none) The bound input: the host tensor (NULL on OpenCL). */
 CLINFER_API ClinferTensor *clinfer_preprocess_get_tensor (ClinferPreprocess *pp);
 /* (transfer none) The bound input on OpenCL (NULL on the host). */
