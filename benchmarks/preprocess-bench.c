@@ -38,6 +38,9 @@ typedef struct
   ClinferTensor *input;
   ClinferRequest *request;      /* NULL: no model */
   ClinferFrame frame;
+  guint8 **ring;                /* --ring: frames taken in turn */
+  gint n_ring;
+  guint next_frame;
   guint8 *evict;
   gsize evict_size;
 } Bench;
@@ -66,6 +69,7 @@ time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
 
     if (b->evict_size > 0)
       memset (b->evict, i, b->evict_size);
+    b->frame.data[0] = b->ring[(b->next_frame++) % b->n_ring];
     t0 = thread_cpu_us ();
     if (path != PATH_NONE)
       clinfer_preprocess_host_run (b->pp, &b->frame,
@@ -114,7 +118,7 @@ make_request (const gchar * path, ClinferTensor * input, GError ** error)
 int
 main (int argc, char **argv)
 {
-  gint n_frames = 200, n_rounds = 25, evict_kb = -1, r, path;
+  gint n_frames = 200, n_rounds = 25, evict_kb = -1, n_ring = 1, r, path;
   gint width = 1280, height = 720;
   g_autofree gchar *model = NULL;
   GOptionEntry entries[] = {
@@ -126,6 +130,9 @@ main (int argc, char **argv)
         "frame width (default 1280; a small frame stays in cache: the "
         "rows' own cost)", "W"},
     {"height", 'h', 0, G_OPTION_ARG_INT, &height, "frame height (720)", "H"},
+    {"ring", 0, 0, G_OPTION_ARG_INT, &n_ring,
+        "frames taken in turn (default 1; 64 at 1280x720 is 236 MB: each "
+        "frame read from memory, as a capture driver's DMA leaves it)", "K"},
     {"evict-kb", 'e', 0, G_OPTION_ARG_INT, &evict_kb,
         "KiB written between frames (default: 4096 without a model, else 0)",
         "K"},
@@ -152,8 +159,9 @@ main (int argc, char **argv)
     g_printerr ("%s\n", error->message);
     return 2;
   }
-  if (n_frames < 1 || n_rounds < 1 || width < 1 || height < 1) {
-    g_printerr ("--frames, --rounds, --width and --height must be "
+  if (n_frames < 1 || n_rounds < 1 || width < 1 || height < 1
+      || n_ring < 1) {
+    g_printerr ("--frames, --rounds, --ring, --width and --height must be "
         "positive\n");
     return 2;
   }
@@ -164,6 +172,11 @@ main (int argc, char **argv)
   frame_data = g_malloc (size);
   for (i = 0; i < size; i++)
     frame_data[i] = (guint8) ((i * 2654435761u) >> 13);
+  b.n_ring = n_ring;
+  b.ring = g_new (guint8 *, n_ring);
+  b.ring[0] = frame_data;
+  for (r = 1; r < n_ring; r++)
+    b.ring[r] = g_memdup2 (frame_data, size);
   b.frame.data[0] = frame_data;
   b.frame.stride[0] = width * 4;
 
@@ -208,9 +221,9 @@ main (int argc, char **argv)
   }
 
   printf ("%dx%d BGRx -> NHWC f32 128x128, %d frames x %d rounds, %s, "
-      "%d KiB evicted between frames; thread CPU us per frame, min over "
-      "rounds\n", width, height, n_frames, n_rounds,
-      model != NULL ? model : "no model", evict_kb);
+      "%d KiB evicted between frames, %d frame(s) in turn; thread CPU us "
+      "per frame, min over rounds\n", width, height, n_frames, n_rounds,
+      model != NULL ? model : "no model", evict_kb, n_ring);
   for (path = first; path <= last; path++) {
     printf ("%-18s pre-processing %6.2f", path_names[path],
         path == PATH_NONE ? 0.0 : pre[path]);
@@ -228,6 +241,9 @@ main (int argc, char **argv)
   clinfer_preprocess_host_free (b.pp);
   clinfer_tensor_unref (b.input);
   g_free (b.evict);
+  for (r = 1; r < n_ring; r++)
+    g_free (b.ring[r]);
+  g_free (b.ring);
   return 0;
 
 failed:

@@ -130,7 +130,13 @@ get_rows (const ClinferPreprocessHost * self, const ClinferFrame * frame,
 /* Asks for the cache lines of frame row @row that the 8 columns from
  * @offset read, so they arrive while this row is being computed: a fixed
  * @n_lines (prefetch_lines, worked out per caps) from the line of the
- * first read, so the loop has no address arithmetic beyond that. */
+ * first read, so the loop has no address arithmetic beyond that. Into L2,
+ * not L1 (prefetcht1): a frame in memory (a capture driver's DMA, or
+ * evicted) is read in runs of two rows, and prefetches into L1 hold its
+ * few fill buffers, so the rows' own loads wait; 1280x720 BGRx from a
+ * ring of 64 frames took 117 us with T0 and 75-80 us with T1 or T2, one
+ * frame in L3 24 then 25 us (AMD Zen 4, preprocess-bench --ring;
+ * docs/performance.md). */
 static G_ALWAYS_INLINE inline void
 prefetch_columns (const guint8 * row, gint32 offset, gint n_lines)
 {
@@ -138,7 +144,7 @@ prefetch_columns (const guint8 * row, gint32 offset, gint n_lines)
   gint k;
 
   for (k = 0; k < n_lines; k++)
-    _mm_prefetch ((const char *) (a + 64 * k), _MM_HINT_T0);
+    _mm_prefetch ((const char *) (a + 64 * k), _MM_HINT_T1);
 }
 
 /* R, G, B (0..255) of 8 columns from @u. Always inlined with a constant
