@@ -14,17 +14,18 @@
  *   measure as the camera's: they reach the element mostly outside the
  *   caches).
  *
- * The pipeline is appsrc ! clinfer (threads=1, CPU, decoder=blazeface by
+ * The pipeline is appsrc ! clinfer (threads=1 or --threads, CPU,
+ * decoder=blazeface by
  * default) ! fakesink; the element's time is from a buffer reaching its
  * sink pad to it leaving its src pad (pad probes, nanosecond clock),
  * median over the frames after the first 20. Inference alone: a request
- * of the same model compiled with one thread, random input, median of as
+ * of the same model compiled with as many threads, random input, median of as
  * many runs. Rounds alternate the modes and the inference; the summary is
  * the median per mode of (element / inference - 1) over the rounds.
  *
  *   element-bench [--model M] [--frames N] [--rounds R] [--ring K]
  *       [--modes camera,drawn,same,videotestsrc] [--width W] [--height H]
- *       [--args "decoder=blazeface"]
+ *       [--threads N] [--args "decoder=blazeface"]
  *
  * GST_PLUGIN_PATH must reach the clinfer plugin (meson devenv, or the
  * build's gst/ folder). */
@@ -146,6 +147,8 @@ probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 }
 
 /* Median µs per frame in the element (frames after the first 20). */
+static gint n_threads = 1;
+
 static gdouble
 run_pipeline (Run * run, const gchar * model, const gchar * args)
 {
@@ -157,8 +160,8 @@ run_pipeline (Run * run, const gchar * model, const gchar * args)
       "caps=video/x-raw,format=BGRx,width=%d,height=%d,framerate=30/1 "
       "max-buffers=1 block=true", run->width, run->height);
   g_autofree gchar *desc = g_strdup_printf ("%s ! clinfer name=infer "
-      "model=\"%s\" threads=1 device=CPU %s ! fakesink sync=false", source,
-      model, args);
+      "model=\"%s\" threads=%d device=CPU %s ! fakesink sync=false", source,
+      model, n_threads, args);
   GError *err = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &err);
   GstElement *src, *infer;
@@ -207,7 +210,8 @@ run_pipeline (Run * run, const gchar * model, const gchar * args)
   return m;
 }
 
-/* Median µs of @n inferences of @model, one thread, random input. */
+/* Median µs of @n inferences of @model, n_threads threads, random
+ * input. */
 static gdouble
 inference_us (const gchar * model_path, guint n)
 {
@@ -224,7 +228,7 @@ inference_us (const gchar * model_path, guint n)
 
   model = clinfer_model_read (model_path, &err);
   clinfer_compile_config_set_device (config, "CPU");
-  clinfer_compile_config_set_threads (config, 1);
+  clinfer_compile_config_set_threads (config, n_threads);
   if (model != NULL)
     compiled = clinfer_compile (model, config, &err);
   if (compiled == NULL) {
@@ -273,6 +277,8 @@ main (int argc, char **argv)
         "K"},
     {"modes", 0, 0, G_OPTION_ARG_STRING, &modes_arg, "Modes "
           "(camera,drawn,same,videotestsrc)", "LIST"},
+    {"threads", 0, 0, G_OPTION_ARG_INT, &n_threads, "Inference threads, "
+          "element and alone (1)", "N"},
     {"width", 0, 0, G_OPTION_ARG_INT, &width, "Frame width (1280)", "W"},
     {"height", 0, 0, G_OPTION_ARG_INT, &height, "Frame height (720)", "H"},
     {"args", 0, 0, G_OPTION_ARG_STRING, &args, "More clinfer properties "
@@ -333,8 +339,9 @@ main (int argc, char **argv)
   }
   inf = g_new0 (gdouble, rounds);
 
-  printf ("%dx%d BGRx, %s, %s, threads=1, %d frames x %d rounds, camera "
-      "ring of %d frames (%.0f MB)\n", width, height, model, args, frames,
+  printf ("%dx%d BGRx, %s, %s, threads=%d, %d frames x %d rounds, camera "
+      "ring of %d frames (%.0f MB)\n", width, height, model, args, n_threads,
+      frames,
       rounds, ring, ring * run.frame_size / 1e6);
   for (r = 0; r < rounds; r++) {
     inf[r] = inference_us (model, frames);

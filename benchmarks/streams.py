@@ -3,7 +3,7 @@
 
 Usage (from the repository root, after building into build/):
     python3 benchmarks/streams.py [--build build] [--streams 1,2,4,8]
-        [--frames 300] [--nireq 1,2] [--hint throughput] [--rounds 3]
+        [--frames 300] [--nireq 1,2] [--hint throughput|auto|...] [--rounds 3]
         [--width 1280 --height 720] [--pattern ball] [--device CPU]
 
 Each configuration is one gst-launch-1.0 process with N independent
@@ -41,8 +41,12 @@ def pipeline(args, n, nireq, with_clinfer):
              "height=%d,framerate=30/1" % (args.frames, args.pattern, args.width, args.height))
         if with_clinfer:
             b += (" ! clinfer model=%s model-instance-id=streams device=%s "
-                  "performance-hint=%s nireq=%d decoder=blazeface threads=%d"
-                  % (MODEL, args.device, args.hint, nireq, args.threads))
+                  "nireq=%d decoder=blazeface threads=%d"
+                  % (MODEL, args.device, nireq, args.threads))
+            # auto: the element's default (throughput with nireq above 1,
+            # else none: threads as set, all cores by default).
+            if args.hint != "auto":
+                b += " performance-hint=%s" % args.hint
         b += " ! fakesink sync=false"
         branches.append(b)
     return " ".join(branches)
@@ -64,7 +68,9 @@ def main():
     p.add_argument("--build", default="build", help="build folder (default build)")
     p.add_argument("--streams", default="1,2,4,8")
     p.add_argument("--nireq", default="1,2", help="comma-separated (1 = synchronous)")
-    p.add_argument("--hint", default="throughput", choices=["none", "latency", "throughput"])
+    p.add_argument("--hint", default="throughput",
+                   choices=["auto", "none", "latency", "throughput"],
+                   help="performance-hint of every element (auto: the element's default)")
     p.add_argument("--threads", type=int, default=0, help="clinfer threads (0: the hint's)")
     p.add_argument("--device", default="CPU")
     p.add_argument("--frames", type=int, default=300, help="frames per stream")

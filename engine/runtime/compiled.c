@@ -441,6 +441,9 @@ measure_latency (ClinferCompiled *c, double *ms, GError **error)
  * kept (one thread on a tie), so more threads never make a model slower.
  * Small models only (LATENCY_TRY_ONE_THREAD_MS). Returns the one kept,
  * consuming @c. */
+static ClinferCompiled *compile_here (ClinferModel *model,
+    const ClinferCompileConfig *config, GError **error);
+
 static ClinferCompiled *
 choose_latency_threads (ClinferCompiled *c, GError **error)
 {
@@ -457,7 +460,7 @@ choose_latency_threads (ClinferCompiled *c, GError **error)
   one = clinfer_compile_config_copy (c->config);
   one->hint = CLINFER_HINT_NONE;
   one->threads = 1;
-  c1 = clinfer_compile (c->model, one, error);
+  c1 = compile_here (c->model, one, error);
   if (c1 == NULL || !measure_latency (c1, &ms_one, error)) {
     clinfer_compiled_unref (c1);
     clinfer_compiled_unref (c);
@@ -475,8 +478,8 @@ choose_latency_threads (ClinferCompiled *c, GError **error)
   return c1;
 }
 
-ClinferCompiled *
-clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
+static ClinferCompiled *
+compile_here (ClinferModel *model, const ClinferCompileConfig *config,
     GError **error)
 {
   g_autoptr (ClinferCompileConfig) defaults = NULL;
@@ -537,6 +540,46 @@ clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
       && c->device->klass->throughput_streams == 0)
     return choose_latency_threads (c, error);
   return c;
+}
+
+typedef struct {
+  ClinferModel *model;
+  const ClinferCompileConfig *config;
+  GError **error;
+  ClinferCompiled *compiled;
+} CompileJob;
+
+static gpointer
+compile_thread (gpointer data)
+{
+  CompileJob *job = data;
+
+  job->compiled = compile_here (job->model, job->config, job->error);
+  return NULL;
+}
+
+/* The compile runs on a thread of its own that ends with it. libgomp
+ * keeps a pool of OpenMP threads per thread that opens a parallel region
+ * (the oneDNN reorders, the plan's set-up and the latency hint's trial
+ * inferences do), for the life of that thread; once the process has more
+ * such threads than cores, libgomp stops spinning in all of them and each
+ * parallel region then waits for threads woken from sleep. The element
+ * compiles on the application's thread and infers on its streaming
+ * thread: with the compile's pool left behind, BlazeFace 128 on two
+ * threads took 2.2 ms a frame instead of 0.6 (docs/performance.md). */
+ClinferCompiled *
+clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
+    GError **error)
+{
+  CompileJob job = { model, config, error, NULL };
+  GThread *thread;
+
+  g_return_val_if_fail (model != NULL, NULL);
+  thread = g_thread_try_new ("clinfer-compile", compile_thread, &job, NULL);
+  if (thread == NULL)
+    return compile_here (model, config, error);
+  g_thread_join (thread);
+  return job.compiled;
 }
 
 ClinferCompiled *

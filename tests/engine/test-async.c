@@ -3,7 +3,8 @@
  * run synchronously; the callback runs once per inference; a running
  * request refuses a second start and a synchronous infer; an error
  * reaches the callback and wait; free waits for a running request; the
- * hint resolves streams and threads as documented. With --device GPU
+ * hint resolves streams and threads as documented; a compile leaves no
+ * OpenMP threads behind on the calling thread. With --device GPU
  * (exit 77 without one) the same on the OpenCL device. */
 #include <clinfer/clinfer.h>
 
@@ -382,6 +383,56 @@ test_batch_equals_singles (void)
   }
 }
 
+#ifdef __linux__
+static guint
+count_threads (void)
+{
+  g_autoptr (GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+/* On a thread that has no OpenMP threads of its own yet: compiling with
+ * two threads, whose set-up opens parallel regions, leaves none behind
+ * (they would throttle the OpenMP threads of the thread that infers). */
+static gpointer
+compile_leaves_no_threads (gpointer data)
+{
+  guint before = count_threads ();
+  gint64 deadline;
+  ClinferCompiled *c;
+
+  c = compile_with (CLINFER_HINT_LATENCY, 0, 1);
+  clinfer_compiled_unref (c);
+  c = compile_with (CLINFER_HINT_NONE, 2, 1);
+  clinfer_compiled_unref (c);
+  /* The compile's OpenMP threads end with its thread, a little after. */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (count_threads () > before && g_get_monotonic_time () < deadline)
+    g_usleep (10000);
+  g_assert_cmpuint (count_threads (), ==, before);
+  return NULL;
+}
+#endif
+
+static void
+test_compile_leaves_no_threads (void)
+{
+#ifdef __linux__
+  if (strcmp (device, "CPU") != 0) {
+    g_test_skip ("the CPU device's OpenMP threads");
+    return;
+  }
+  g_thread_join (g_thread_new ("compiler", compile_leaves_no_threads, NULL));
+#else
+  g_test_skip ("counts threads in /proc/self/task");
+#endif
+}
+
 int
 main (int argc, char **argv)
 {
@@ -404,5 +455,7 @@ main (int argc, char **argv)
   g_test_add_func ("/async/free-while-running", test_free_while_running);
   g_test_add_func ("/async/hint-resolution", test_hint_resolution);
   g_test_add_func ("/async/batch-equals-singles", test_batch_equals_singles);
+  g_test_add_func ("/async/compile-leaves-no-threads",
+      test_compile_leaves_no_threads);
   return g_test_run ();
 }
