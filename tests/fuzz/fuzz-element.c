@@ -13,7 +13,8 @@
  *   u8 model, u8 format, u8 width, u8 height (1..256 each, + u8 scale:
  *   x1..x8 for width), u8 resize-method, u8 decoder, u8 flags
  *   (reverse-channels, mean and scale set, a labels file, GstVideoMeta
- *   strides, nireq=2 with the frame drained at EOS), u8 stride
+ *   strides, nireq=2 with the frame drained at EOS, batch-size=2 with
+ *   the frame's batch run at its timeout), u8 stride
  *   padding, then three strings each of a u8 length and its bytes:
  *   mean-values, scale-values and the labels file's text; the rest fills
  *   the frame (repeated). */
@@ -30,6 +31,8 @@ static const char *const model_names[] = {
   "identity-gray.onnx", "identity-nhwc-f32.onnx", "identity-dynamic.onnx",
   "blazeface-synthetic.onnx", "ssd.onnx", "classification-probs.onnx",
   "classification-logits.onnx", "rank2.onnx", "multi-input.onnx",
+  /* Batch dimension dynamic: batch-size reaches the batcher. */
+  "../dynamic/conv-batch.onnx",
 };
 
 static const GstVideoFormat formats[] = {
@@ -144,7 +147,10 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
       "memory-limit", (guint64) FUZZ_MEMORY_LIMIT,
       "reverse-channels", (flags & 1) != 0,
       /* Two requests in flight: the frame waits for EOS (drain). */
-      "nireq", (flags & 32) ? 2 : 1, NULL);
+      "nireq", (flags & (32 | 64)) ? 2 : 1, NULL);
+  if (flags & 64)
+    g_object_set (element, "batch-size", 2, "batch-timeout", (guint64) 1000,
+        NULL);
   gst_util_set_object_arg (G_OBJECT (element), "resize-method", resize_method);
   gst_util_set_object_arg (G_OBJECT (element), "decoder", decoder_name);
   if (*mean || (flags & 2))
@@ -179,7 +185,7 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   gst_object_unref (element);
   gst_harness_set_src_caps (h, g_steal_pointer (&caps));
   flow = gst_harness_push (h, make_frame (&info, (flags & 16) != 0, &in));
-  if (flow == GST_FLOW_OK && (flags & 32)) {
+  if (flow == GST_FLOW_OK && (flags & (32 | 64))) {
     /* The frame in flight ends at EOS; an error there is the frame's. */
     gst_harness_push_event (h, gst_event_new_eos ());
     if (gst_bus_have_pending (bus))
