@@ -6,6 +6,9 @@
 #include "passes/passes.h"
 #include <string.h>
 #include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define MAX_PLANS 8
 
@@ -542,44 +545,29 @@ compile_here (ClinferModel *model, const ClinferCompileConfig *config,
   return c;
 }
 
-typedef struct {
-  ClinferModel *model;
-  const ClinferCompileConfig *config;
-  GError **error;
-  ClinferCompiled *compiled;
-} CompileJob;
-
-static gpointer
-compile_thread (gpointer data)
-{
-  CompileJob *job = data;
-
-  job->compiled = compile_here (job->model, job->config, job->error);
-  return NULL;
-}
-
-/* The compile runs on a thread of its own that ends with it. libgomp
- * keeps a pool of OpenMP threads per thread that opens a parallel region
- * (the oneDNN reorders, the plan's set-up and the latency hint's trial
- * inferences do), for the life of that thread; once the process has more
- * such threads than cores, libgomp stops spinning in all of them and each
- * parallel region then waits for threads woken from sleep. The element
- * compiles on the application's thread and infers on its streaming
- * thread: with the compile's pool left behind, BlazeFace 128 on two
- * threads took 2.2 ms a frame instead of 0.6 (docs/performance.md). */
+/* libgomp keeps a pool of OpenMP threads per thread that opens a parallel
+ * region (the oneDNN reorders, the plan's set-up and the latency hint's
+ * trial inferences do), for the life of that thread; once the process
+ * has more such threads than cores, libgomp stops spinning in all of them
+ * and each parallel region then waits for threads woken from sleep. The
+ * element compiles on the application's thread and infers on its
+ * streaming thread: with the compile's pool left behind, BlazeFace 128 on
+ * two threads took 2.2 ms a frame instead of 0.6 (docs/performance.md).
+ * So the compile lets go of the calling thread's pool when it ends
+ * (omp_pause_resource_all(): a thread that infers later makes a new one
+ * at its next parallel region). */
 ClinferCompiled *
 clinfer_compile (ClinferModel *model, const ClinferCompileConfig *config,
     GError **error)
 {
-  CompileJob job = { model, config, error, NULL };
-  GThread *thread;
+  ClinferCompiled *c;
 
   g_return_val_if_fail (model != NULL, NULL);
-  thread = g_thread_try_new ("clinfer-compile", compile_thread, &job, NULL);
-  if (thread == NULL)
-    return compile_here (model, config, error);
-  g_thread_join (thread);
-  return job.compiled;
+  c = compile_here (model, config, error);
+#ifdef _OPENMP
+  omp_pause_resource_all (omp_pause_soft);
+#endif
+  return c;
 }
 
 ClinferCompiled *
