@@ -73,8 +73,11 @@ enum
   PROP_RESIZE_METHOD,
   PROP_DECODER,
   PROP_THRESHOLD,
+  PROP_IOU_THRESHOLD,
   PROP_LABELS_FILE,
   PROP_INPUT_NAME,
+  PROP_INFERENCE_REGION,
+  PROP_OBJECT_CLASS,
   PROP_MODEL_INSTANCE_ID,
   PROP_CUSTOM_LIB,
   PROP_SILENT,
@@ -104,8 +107,13 @@ enum
 #define DEFAULT_PROP_RESIZE_METHOD CLINFER_RESIZE_STRETCH
 #define DEFAULT_PROP_DECODER GST_CLINFER_DECODER_NONE
 #define DEFAULT_PROP_THRESHOLD 0.5f
+#define DEFAULT_PROP_IOU_THRESHOLD 0.45f
 #define DEFAULT_PROP_LABELS_FILE NULL
 #define DEFAULT_PROP_INPUT_NAME NULL
+#define DEFAULT_PROP_INFERENCE_REGION GST_CLINFER_REGION_FULL_FRAME
+#define DEFAULT_PROP_OBJECT_CLASS NULL
+/* Regions inferred in one request when the model's batch is dynamic. */
+#define MAX_REGION_BATCH 64
 #define DEFAULT_PROP_MODEL_INSTANCE_ID NULL
 #define DEFAULT_PROP_CUSTOM_LIB NULL
 #define DEFAULT_PROP_SILENT TRUE
@@ -206,6 +214,27 @@ gst_clinfer_performance_hint_get_type (void)
 }
 
 GType
+gst_clinfer_inference_region_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_CLINFER_REGION_FULL_FRAME, "The model runs on the whole frame",
+        "full-frame"},
+    {GST_CLINFER_REGION_ROI_LIST, "The model runs on each region-of-interest "
+          "meta of the frame (those of object-class), cropped from the frame; "
+          "results go onto the region", "roi-list"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType _type = g_enum_register_static ("GstClinferInferenceRegion",
+        values);
+    g_once_init_leave (&type, _type);
+  }
+  return type;
+}
+
+GType
 gst_clinfer_decoder_type_get_type (void)
 {
   static GType type = 0;
@@ -218,6 +247,9 @@ gst_clinfer_decoder_type_get_type (void)
         "ssd"},
     {GST_CLINFER_DECODER_CLASSIFICATION,
         "Top-1 class on a whole-frame region", "classification"},
+    {GST_CLINFER_DECODER_YOLO,
+          "YOLOv5/v7 [1,N,5+C] or YOLOv8/v11 [1,4+C,N] boxes, per-class NMS",
+        "yolo"},
     {0, NULL, NULL},
   };
 
@@ -331,8 +363,14 @@ gst_clinfer_class_init (GstClinferClass * klass)
       GST_TYPE_CLINFER_DECODER_TYPE, DEFAULT_PROP_DECODER,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_THRESHOLD] = g_param_spec_float ("threshold", "Threshold",
-      "Minimum confidence of a detection (decoders blazeface and ssd)", 0.0f,
-      1.0f, DEFAULT_PROP_THRESHOLD,
+      "Minimum confidence of a detection (decoders blazeface, ssd and yolo)",
+      0.0f, 1.0f, DEFAULT_PROP_THRESHOLD,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_IOU_THRESHOLD] = g_param_spec_float ("iou-threshold",
+      "IoU threshold",
+      "Non-maximum suppression of decoder yolo: of two boxes of one class "
+      "whose intersection over union is above this, the lower-scored goes",
+      0.0f, 1.0f, DEFAULT_PROP_IOU_THRESHOLD,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_LABELS_FILE] = g_param_spec_string ("labels-file",
       "Labels file",
@@ -343,6 +381,22 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "Input name",
       "Model input fed with the frame (NULL: the first input of rank 4); "
       "other inputs are fed zeros", DEFAULT_PROP_INPUT_NAME,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_INFERENCE_REGION] = g_param_spec_enum ("inference-region",
+      "Inference region",
+      "What the model runs on: the whole frame, or each region-of-interest "
+      "meta already on the frame (from an element upstream: a detector, "
+      "say), cropped from the frame and pre-processed as a frame would be; "
+      "results go onto the region (its tensors as \"tensor\" structures, "
+      "the decoder's result). Regions run as one batch when the model's "
+      "batch dimension is dynamic. Applied like model",
+      GST_TYPE_CLINFER_INFERENCE_REGION, DEFAULT_PROP_INFERENCE_REGION,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_OBJECT_CLASS] = g_param_spec_string ("object-class",
+      "Object class",
+      "With inference-region=roi-list: only regions of these types "
+      "(comma-separated, e.g. \"face,person\"); NULL or empty: every region",
+      DEFAULT_PROP_OBJECT_CLASS,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_MODEL_INSTANCE_ID] = g_param_spec_string
       ("model-instance-id", "Model instance id",
@@ -401,6 +455,7 @@ gst_clinfer_class_init (GstClinferClass * klass)
 
   gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_RESIZE_METHOD, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_DECODER_TYPE, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_INFERENCE_REGION, 0);
   gst_type_mark_as_plugin_api (GST_TYPE_CLINFER_PERFORMANCE_HINT, 0);
 }
 
@@ -421,6 +476,7 @@ gst_clinfer_init (GstClinfer * self)
   self->resize_method = DEFAULT_PROP_RESIZE_METHOD;
   self->decoder = DEFAULT_PROP_DECODER;
   self->threshold = DEFAULT_PROP_THRESHOLD;
+  self->iou_threshold = DEFAULT_PROP_IOU_THRESHOLD;
   self->silent = DEFAULT_PROP_SILENT;
 
   /* In place: the frame is only read, metadata is added; the buffer is
@@ -441,6 +497,7 @@ gst_clinfer_finalize (GObject * object)
   g_free (self->scale_values);
   g_free (self->labels_file);
   g_free (self->input_name);
+  g_free (self->object_class);
   g_free (self->model_instance_id);
   g_free (self->custom_lib);
   g_free (self->last_message);
@@ -540,11 +597,23 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
     case PROP_THRESHOLD:
       self->threshold = g_value_get_float (value);
       break;
+    case PROP_IOU_THRESHOLD:
+      self->iou_threshold = g_value_get_float (value);
+      break;
     case PROP_LABELS_FILE:
       self->configure_pending |= replace_string (&self->labels_file, value);
       break;
     case PROP_INPUT_NAME:
       self->configure_pending |= replace_string (&self->input_name, value);
+      break;
+    case PROP_INFERENCE_REGION:
+      self->reload_pending |= self->inference_region
+          != (GstClinferInferenceRegion) g_value_get_enum (value);
+      self->inference_region = g_value_get_enum (value);
+      break;
+    case PROP_OBJECT_CLASS:
+      g_free (self->object_class);
+      self->object_class = g_value_dup_string (value);
       break;
     case PROP_SILENT:
       self->silent = g_value_get_boolean (value);
@@ -612,11 +681,20 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_THRESHOLD:
       g_value_set_float (value, self->threshold);
       break;
+    case PROP_IOU_THRESHOLD:
+      g_value_set_float (value, self->iou_threshold);
+      break;
     case PROP_LABELS_FILE:
       g_value_set_string (value, self->labels_file);
       break;
     case PROP_INPUT_NAME:
       g_value_set_string (value, self->input_name);
+      break;
+    case PROP_INFERENCE_REGION:
+      g_value_set_enum (value, self->inference_region);
+      break;
+    case PROP_OBJECT_CLASS:
+      g_value_set_string (value, self->object_class);
       break;
     case PROP_MODEL_INSTANCE_ID:
       g_value_set_string (value, self->model_instance_id);
@@ -766,6 +844,7 @@ gst_clinfer_unload (GstClinfer * self)
   self->configured = FALSE;
   self->active_batch_size = 1;
   self->active_batch_timeout = 0;
+  self->active_region = GST_CLINFER_REGION_FULL_FRAME;
 }
 
 /* On an OpenCL device: the allocator of OpenCL memory proposed to
@@ -807,6 +886,7 @@ gst_clinfer_load (GstClinfer * self)
   g_autofree gchar *failed_lib = NULL;
   GError *err = NULL;
   gboolean conflict = FALSE;
+  GstClinferInferenceRegion region;
   guint n_slots, i;
 
   GST_OBJECT_LOCK (self);
@@ -823,6 +903,7 @@ gst_clinfer_load (GstClinfer * self)
   settings.memory_limit = self->memory_limit;
   settings.batch_size = self->batch_size;
   settings.batch_timeout = self->batch_timeout;
+  region = self->inference_region;
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')
     settings.custom_lib = g_strdup (self->custom_lib);
@@ -833,6 +914,9 @@ gst_clinfer_load (GstClinfer * self)
 
   if (settings.model_path == NULL || *settings.model_path == '\0')
     goto no_model;
+  if (region == GST_CLINFER_REGION_ROI_LIST && (n_slots > 1
+          || settings.batch_size > 1))
+    goto regions_in_flight;
   if (!g_file_test (settings.model_path, G_FILE_TEST_IS_REGULAR))
     goto model_not_found;
   if (settings.config_file != NULL
@@ -868,10 +952,14 @@ gst_clinfer_load (GstClinfer * self)
         clinfer_compiled_create_request (self->shared->compiled, &err);
     if (self->slots[i].request == NULL)
       goto load_failed;
-    self->slots[i].outputs = gst_clinfer_outputs_new (self->shared->compiled);
+    /* Regions copy their outputs into their structures. */
+    if (region == GST_CLINFER_REGION_FULL_FRAME)
+      self->slots[i].outputs =
+          gst_clinfer_outputs_new (self->shared->compiled);
   }
   self->model_name = model_name_from_path (settings.model_path);
   self->active_batch_size = settings.batch_size;
+  self->active_region = region;
   self->active_batch_timeout = settings.batch_timeout;
   make_allocator (self);
   GST_INFO_OBJECT (self, "model %s on device %s, %d stream(s) of %d "
@@ -889,6 +977,16 @@ no_model:
   {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No model file given (property 'model')."), (NULL));
+    gst_clinfer_model_settings_clear (&settings);
+    return FALSE;
+  }
+regions_in_flight:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("inference-region=roi-list infers each frame's regions before "
+            "pushing it: nireq (%u) and batch-size (%u) must be 1 (regions "
+            "of one frame are batched by themselves when the model allows).",
+            n_slots, settings.batch_size), (NULL));
     gst_clinfer_model_settings_clear (&settings);
     return FALSE;
   }
@@ -1145,6 +1243,8 @@ gst_clinfer_configure (GstClinfer * self)
   if (!gst_clinfer_frame_info_from_video_info (&frame_info, &self->vinfo,
           &err))
     goto preprocess_failed;
+  self->frame_info = frame_info;
+  self->pp_config = cfg;
   if (self->shared->settings.batch_size > 1) {
     /* Each frame goes into a shared batch, not the slot's request. */
     self->batcher = gst_clinfer_model_cache_get_batcher (self->shared,
@@ -1579,7 +1679,7 @@ finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
   g_autoptr (GPtrArray) before = NULL;
   guint64 to_device = 0;
   gboolean silent;
-  gfloat threshold;
+  gfloat threshold, iou_threshold;
   gchar *message;
 
   /* The inference waited for the pre-processing too: the frame it read
@@ -1595,6 +1695,7 @@ finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
 
   GST_OBJECT_LOCK (self);
   threshold = self->threshold;
+  iou_threshold = self->iou_threshold;
   silent = self->silent;
   GST_OBJECT_UNLOCK (self);
 
@@ -1613,10 +1714,12 @@ finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
   if (self->decoder_impl != NULL) {
     if (!silent)
       before = list_rois (buf);
+    memset (&ctx, 0, sizeof (ctx));
     ctx.buffer = buf;
     ctx.geometry = clinfer_preprocess_get_geometry (slot->preprocess);
     ctx.meta = tensor_meta;
     ctx.threshold = threshold;
+    ctx.iou_threshold = iou_threshold;
     ctx.labels = self->labels;
     if (!self->decoder_impl->decode (&ctx, &err))
       goto decode_failed;
@@ -1820,6 +1923,237 @@ infer_async (GstClinfer * self, GstBuffer * buf, guint64 frame_number)
   return ret == GST_FLOW_OK ? GST_BASE_TRANSFORM_FLOW_DROPPED : ret;
 }
 
+/* One region of a frame to infer: where it is, its pre-processing. */
+typedef struct
+{
+  GstVideoRegionOfInterestMeta *roi;
+  gint x, y, w, h;              /* the crop, in frame pixels */
+  ClinferFrameInfo info;
+  ClinferFrame frame;
+  ClinferPreprocess *pp;
+} GstClinferRegion;
+
+/* Whether @roi is one of the object-class types (@classes NULL: any). */
+static gboolean
+region_wanted (GstVideoRegionOfInterestMeta * roi, gchar ** classes)
+{
+  const gchar *type = g_quark_to_string (roi->roi_type);
+  guint i;
+
+  if (classes == NULL)
+    return TRUE;
+  for (i = 0; classes[i] != NULL; i++)
+    if (g_strcmp0 (g_strstrip (classes[i]), type) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A region's outputs onto it: each as a "tensor" structure (name, model,
+ * type, dims, data; a copy) and through the decoder. @t are the outputs
+ * of the region's batch, @item its place there (@batched: the outputs'
+ * first dimension is the batch). */
+static gboolean
+region_results (GstClinfer * self, GstBuffer * buf, GstClinferRegion * r,
+    guint item, gboolean batched, GError ** error)
+{
+  ClinferCompiled *compiled = self->shared->compiled;
+  guint i, k, n = clinfer_compiled_get_n_outputs (compiled);
+  GstClinferDecodeContext ctx;
+  GstClinferTensorMeta *meta;
+  GstBuffer *holder = gst_buffer_new ();
+  gboolean ok = TRUE;
+
+  /* The decoders read a tensor meta: one on a buffer of its own. */
+  meta = gst_buffer_add_clinfer_tensor_meta (holder, self->model_name);
+  for (i = 0; i < n; i++) {
+    ClinferTensor *t = clinfer_request_get_output (self->slots[0].request, i);
+    ClinferShape shape = *clinfer_tensor_get_shape (t);
+    gsize size = clinfer_tensor_get_byte_size (t);
+    const guint8 *data = clinfer_tensor_get_const_data (t);
+    GValue dims = G_VALUE_INIT, dim = G_VALUE_INIT;
+    g_autoptr (GBytes) bytes = NULL;
+    GstStructure *s;
+    ClinferPortInfo info;
+
+    clinfer_compiled_get_output (compiled, i, &info);
+    if (batched) {
+      /* Checked by the caller: dims[0] is the batch. */
+      size /= (gsize) shape.dims[0];
+      data += item * size;
+      shape.dims[0] = 1;
+    }
+    bytes = g_bytes_new (data, size);
+    gst_clinfer_tensor_meta_add_tensor (meta, info.name,
+        meta_data_type (clinfer_tensor_get_element_type (t)),
+        (guint) MAX (shape.rank, 0), shape.dims, bytes);
+    gst_value_array_init (&dims, shape.rank);
+    g_value_init (&dim, G_TYPE_INT64);
+    for (k = 0; k < (guint) MAX (shape.rank, 0); k++) {
+      g_value_set_int64 (&dim, shape.dims[k]);
+      gst_value_array_append_value (&dims, &dim);
+    }
+    g_value_unset (&dim);
+    s = gst_structure_new ("tensor", "name", G_TYPE_STRING, info.name,
+        "model", G_TYPE_STRING, self->model_name, "type", G_TYPE_STRING,
+        gst_clinfer_tensor_data_type_get_name (meta_data_type
+            (clinfer_tensor_get_element_type (t))), "data", G_TYPE_BYTES,
+        bytes, NULL);
+    gst_structure_take_value (s, "dims", &dims);
+    gst_video_region_of_interest_meta_add_param (r->roi, s);
+  }
+  if (self->decoder_impl != NULL) {
+    memset (&ctx, 0, sizeof (ctx));
+    ctx.buffer = buf;
+    ctx.geometry = clinfer_preprocess_get_geometry (r->pp);
+    ctx.meta = meta;
+    GST_OBJECT_LOCK (self);
+    ctx.threshold = self->threshold;
+    ctx.iou_threshold = self->iou_threshold;
+    GST_OBJECT_UNLOCK (self);
+    ctx.labels = self->labels;
+    ctx.roi = r->roi;
+    ctx.origin_x = r->x;
+    ctx.origin_y = r->y;
+    ok = self->decoder_impl->decode (&ctx, error);
+  }
+  gst_buffer_unref (holder);
+  return ok;
+}
+
+/* inference-region=roi-list: every wanted region of @buf cropped,
+ * pre-processed and inferred (in batches of up to MAX_REGION_BATCH when
+ * the model's batch is dynamic, else one by one); results onto the
+ * regions. Posts an error on failure. */
+static GstFlowReturn
+infer_regions (GstClinfer * self, GstBuffer * buf)
+{
+  ClinferCompiled *compiled = self->shared->compiled;
+  GstClinferSlot *slot = &self->slots[0];
+  g_auto (GStrv) classes = NULL;
+  g_autoptr (GArray) regions = NULL;
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  ClinferPortInfo info;
+  GError *err = NULL;
+  guint group, first, k, n, o;
+  gboolean dynamic_batch;
+
+  GST_OBJECT_LOCK (self);
+  if (self->object_class != NULL && *self->object_class != '\0')
+    classes = g_strsplit (self->object_class, ",", -1);
+  GST_OBJECT_UNLOCK (self);
+
+  /* The regions first: results may add more (a detector on regions). */
+  regions = g_array_new (FALSE, TRUE, sizeof (GstClinferRegion));
+  while ((roi = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
+    GstClinferRegion r = { roi, (gint) roi->x, (gint) roi->y, (gint) roi->w,
+      (gint) roi->h
+    };
+
+    if (region_wanted (roi, classes) && roi->w > 0 && roi->h > 0)
+      g_array_append_val (regions, r);
+  }
+  n = regions->len;
+  if (n == 0)
+    return GST_FLOW_OK;
+
+  clinfer_compiled_get_input (compiled, self->input_index, &info);
+  dynamic_batch = info.shape.dims[0] == CLINFER_DIM_DYNAMIC;
+  group = dynamic_batch ? MAX_REGION_BATCH : 1;
+  for (first = 0; first < n; first += group) {
+    guint count = MIN (group, n - first), m = 0;
+    g_autoptr (ClinferTensor) input = NULL;
+    ClinferRemoteTensor *remote_input = NULL;
+    gboolean ok = TRUE;
+
+    /* The frame stays mapped (a reference to @buf) until the inference
+     * has read it; the results, which add metas, come after. */
+    if (!gst_clinfer_frame_map (&slot->frame,
+            clinfer_compiled_get_remote_context (compiled), buf,
+            &self->vinfo, &err))
+      goto preprocess_failed;
+    /* Each region its own pre-processing (its size), one input. */
+    for (k = first; k < first + count && ok; k++) {
+      GstClinferRegion *r = &g_array_index (regions, GstClinferRegion, k);
+
+      if (!gst_clinfer_frame_crop (&slot->frame, &self->vinfo,
+              &self->frame_info, &r->x, &r->y, &r->w, &r->h, &r->info,
+              &r->frame)) {
+        /* Outside the frame: nothing to read. */
+        r->roi = NULL;
+        continue;
+      }
+      r->pp = clinfer_preprocess_new (compiled, &r->info, &self->pp_config,
+          &err);
+      ok = r->pp != NULL && (m > 0
+          || clinfer_preprocess_new_batch_input (r->pp, count, &input,
+              &remote_input, &err))
+          && clinfer_preprocess_run_item (r->pp, &r->frame, input,
+          remote_input, m, &err);
+      m++;
+    }
+    if (ok && m > 0) {
+      ok = (input != NULL
+          ? clinfer_request_set_input_by_index (slot->request,
+              self->input_index, input, &err)
+          : clinfer_request_set_remote_input_by_index (slot->request,
+              self->input_index, remote_input, &err))
+          && clinfer_request_infer (slot->request, &err);
+    }
+    for (k = first; k < first + count; k++)
+      clinfer_preprocess_done (g_array_index (regions, GstClinferRegion,
+              k).pp);
+    gst_clinfer_frame_unmap (&slot->frame);
+    for (o = 0; ok && m > 0 && dynamic_batch
+        && o < clinfer_compiled_get_n_outputs (compiled); o++) {
+      const ClinferShape *shape =
+          clinfer_tensor_get_shape (clinfer_request_get_output (slot->request,
+              o));
+
+      if (shape->rank < 1 || shape->dims[0] != (gint64) count) {
+        g_autofree gchar *text = clinfer_shape_to_string (shape);
+
+        g_set_error (&err, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+            "output %u of a batch of %u regions has shape %s: expected the "
+            "batch first", o, count, text);
+        ok = FALSE;
+      }
+    }
+    for (k = first, m = 0; ok && k < first + count; k++) {
+      GstClinferRegion *r = &g_array_index (regions, GstClinferRegion, k);
+
+      if (r->roi != NULL)
+        ok = region_results (self, buf, r, m++, dynamic_batch, &err);
+    }
+    for (k = first; k < first + count; k++)
+      g_clear_pointer (&g_array_index (regions, GstClinferRegion, k).pp,
+          clinfer_preprocess_free);
+    g_clear_pointer (&remote_input, clinfer_remote_tensor_unref);
+    if (!ok)
+      goto region_failed;
+  }
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+preprocess_failed:
+  {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Pre-processing failed: %s", err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+region_failed:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Inference on regions with model \"%s\" failed: %s",
+            self->shared->settings.model_path, err->message), (NULL));
+    g_clear_error (&err);
+    return GST_FLOW_ERROR;
+  }
+}
+
 static GstFlowReturn
 gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -1869,6 +2203,8 @@ gst_clinfer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     g_queue_push_tail (&self->pending, p);
     return GST_BASE_TRANSFORM_FLOW_DROPPED;
   }
+  if (self->active_region == GST_CLINFER_REGION_ROI_LIST)
+    return infer_regions (self, buf);
   if (self->n_slots > 1)
     return infer_async (self, buf, frame_number);
 

@@ -29,6 +29,19 @@ GType gst_clinfer_resize_method_get_type (void);
 GType gst_clinfer_decoder_type_get_type (void);
 #define GST_TYPE_CLINFER_PERFORMANCE_HINT (gst_clinfer_performance_hint_get_type ())
 GType gst_clinfer_performance_hint_get_type (void);
+#define GST_TYPE_CLINFER_INFERENCE_REGION (gst_clinfer_inference_region_get_type ())
+GType gst_clinfer_inference_region_get_type (void);
+
+/**
+ * GstClinferInferenceRegion:
+ * @GST_CLINFER_REGION_FULL_FRAME: the model runs on the whole frame
+ * @GST_CLINFER_REGION_ROI_LIST: on each region-of-interest meta's crop
+ */
+typedef enum
+{
+  GST_CLINFER_REGION_FULL_FRAME,
+  GST_CLINFER_REGION_ROI_LIST,
+} GstClinferInferenceRegion;
 
 /* One request of the element with what runs on it: its pre-processing
  * (input tensor), output blocks, and while an inference is in flight the
@@ -69,8 +82,11 @@ struct _GstClinfer
   ClinferResizeMethod resize_method;
   GstClinferDecoderType decoder;
   gfloat threshold;
+  gfloat iou_threshold;
   gchar *labels_file;
   gchar *input_name;
+  GstClinferInferenceRegion inference_region;
+  gchar *object_class;
   gchar *model_instance_id;
   gchar *custom_lib;
   gboolean silent;
@@ -103,6 +119,12 @@ struct _GstClinfer
   GstAllocator *allocator;
   guint64 bytes_copied;         /* of the last inference, object lock */
   guint input_index;
+  /* The frames and the model input as pre-processed (set at configure):
+   * inference-region=roi-list makes one pre-processing per region from
+   * them. */
+  ClinferFrameInfo frame_info;
+  ClinferPreprocessConfig pp_config;
+  GstClinferInferenceRegion active_region;
   const GstClinferDecoder *decoder_impl;
   GPtrArray *labels;
   guint64 frame_count;

@@ -156,3 +156,60 @@ gst_clinfer_frame_unmap (GstClinferMappedFrame * f)
     gst_video_frame_unmap (&f->vframe);
   f->mapped = FALSE;
 }
+
+gboolean
+gst_clinfer_frame_crop (const GstClinferMappedFrame * f,
+    const GstVideoInfo * info, const ClinferFrameInfo * frame_info,
+    gint * x, gint * y, gint * w, gint * h, ClinferFrameInfo * crop_info,
+    ClinferFrame * crop)
+{
+  const GstVideoFormatInfo *finfo = info->finfo;
+  gint width = GST_VIDEO_INFO_WIDTH (info);
+  gint height = GST_VIDEO_INFO_HEIGHT (info);
+  gint64 x0 = *x, y0 = *y, x1 = (gint64) * x + *w, y1 = (gint64) * y + *h;
+  guint p, c;
+
+  x0 = CLAMP (x0, 0, width);
+  y0 = CLAMP (y0, 0, height);
+  x1 = CLAMP (x1, 0, width);
+  y1 = CLAMP (y1, 0, height);
+  if (GST_VIDEO_FORMAT_INFO_IS_YUV (finfo)
+      && GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) > 1) {
+    /* 4:2:0: a chroma sample covers 2x2 pixels; the crop starts and ends
+     * on one's edge (the frame's last odd pixel may end it). */
+    x0 &= ~(gint64) 1;
+    y0 &= ~(gint64) 1;
+    x1 = MIN (x1 + (x1 & 1), width);
+    y1 = MIN (y1 + (y1 & 1), height);
+  }
+  if (x1 <= x0 || y1 <= y0)
+    return FALSE;
+  *x = (gint) x0;
+  *y = (gint) y0;
+  *w = (gint) (x1 - x0);
+  *h = (gint) (y1 - y0);
+
+  *crop_info = *frame_info;
+  crop_info->width = *w;
+  crop_info->height = *h;
+  *crop = f->frame;
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gsize skip = 0;
+
+    /* The plane's first component says how its pixels are laid out. */
+    for (c = 0; c < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); c++) {
+      if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, c) != p)
+        continue;
+      skip = (gsize) GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT (finfo, c, *y)
+          * f->frame.stride[p]
+          + (gsize) GST_VIDEO_FORMAT_INFO_SCALE_WIDTH (finfo, c, *x)
+          * GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c);
+      break;
+    }
+    if (crop->data[p] != NULL)
+      crop->data[p] += skip;
+    else
+      crop->offset[p] += skip;
+  }
+  return TRUE;
+}

@@ -43,4 +43,14 @@ gboolean gst_clinfer_frame_map (GstClinferMappedFrame * f,
     const GstVideoInfo * info, GError ** error);
 void gst_clinfer_frame_unmap (GstClinferMappedFrame * f);
 
+/* The rectangle (*@x, *@y, *@w, *@h) of @f (video of @info), clipped to
+ * the frame and, for chroma-subsampled formats, widened to even
+ * coordinates: *@crop_info and *@crop describe it as a frame of its own
+ * over @f's memory (no copy; valid while @f is mapped). FALSE when
+ * nothing of it lies inside the frame. */
+gboolean gst_clinfer_frame_crop (const GstClinferMappedFrame * f,
+    const GstVideoInfo * info, const ClinferFrameInfo * frame_info,
+    gint * x, gint * y, gint * w, gint * h, ClinferFrameInfo * crop_info,
+    ClinferFrame * crop);
+
 G_END_DECLS

@@ -87,6 +87,44 @@ def blazeface_decode(scores, regressors, in_w, in_h, threshold=0.5,
     return result
 
 
+def yolo_decode(output, threshold, iou_threshold=0.45):
+    """Reference YOLO decoding (written from the exporters' output layouts,
+    independently of gst/decoders/gstclinferyolo.c): [1, N, 5 + C] rows
+    (cx, cy, w, h, objectness, class scores; score = objectness x best
+    class) or [1, 4 + C, N] columns (no objectness); boxes scoring at
+    least @threshold, best first, through per-class NMS (IoU above
+    @iou_threshold removes the lower). Returns (score, class, [x0, y0, x1,
+    y1]) in model pixels, best first."""
+    a = np.asarray(output, np.float64).reshape(output.shape[-2:])
+    if a.shape[0] < a.shape[1]:
+        a = a.T
+        boxes, obj, cls = a[:, :4], np.ones(len(a)), a[:, 4:]
+    else:
+        boxes, obj, cls = a[:, :4], a[:, 4], a[:, 5:]
+    cands = []
+    for i in range(len(a)):
+        c = int(np.argmax(cls[i]))
+        score = obj[i] * cls[i, c]
+        if score >= threshold:
+            cx, cy, w, h = boxes[i]
+            cands.append((score, c, [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]))
+    cands.sort(key=lambda x: -x[0])
+
+    def iou(p, q):
+        w = min(p[2], q[2]) - max(p[0], q[0])
+        h = min(p[3], q[3]) - max(p[1], q[1])
+        if w <= 0 or h <= 0:
+            return 0.0
+        inter = w * h
+        return inter / ((p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - inter)
+
+    kept = []
+    for cand in cands:
+        if all(k[1] != cand[1] or iou(k[2], cand[2]) <= iou_threshold for k in kept):
+            kept.append(cand)
+    return kept
+
+
 def main():
     import onnxruntime as ort
 

@@ -12,6 +12,8 @@ Deterministic: re-running changes nothing.
 - ssd.onnx, classification-*.onnx, blazeface-synthetic.onnx: outputs are
   constants (Add(Mul(ReduceMean(image), 0), C)), so the decoders' results
   are known whatever the frame.
+- yolov5-synthetic.onnx, yolov8-synthetic.onnx: constant YOLO outputs of
+  both layouts, and yolo-synthetic-expected.txt from the reference decoder.
 - rank2.onnx (input not feedable from video), multi-input.onnx
   (input-name).
 """
@@ -111,6 +113,43 @@ def blazeface_synthetic():
         f.write('\n'.join(lines) + '\n')
 
 
+def yolo_synthetic():
+    """YOLOv5-style [1, 10, 8] and YOLOv8-style [1, 7, 12] outputs (3
+    classes, 64x64 input): a box suppressed by a better one of its class, one
+    of another class at the same place (kept: NMS is per class), one below
+    0.5 but above 0.3, one reaching past the input's edge."""
+    rows = [
+        # cx, cy, w, h, objectness, class scores
+        [20, 20, 16, 16, 0.9, 0.1, 0.95, 0.2],
+        [22, 21, 16, 14, 0.8, 0.1, 0.9, 0.1],
+        [21, 20, 15, 16, 0.9, 0.8, 0.1, 0.1],
+        [50, 50, 30, 30, 0.9, 0.1, 0.2, 0.4],
+        [60, 8, 20, 10, 0.95, 0.0, 0.0, 1.0],
+    ]
+    v5 = np.zeros((1, 10, 8), np.float32)
+    v5[0, :, 4] = 0.01
+    v5[0, :len(rows)] = rows
+    constant_outputs('yolov5-synthetic.onnx', [1, 3, 64, 64], [('output0', v5)])
+    # v8: no objectness, the class scores are the scores; columns.
+    cols = [[r[0], r[1], r[2], r[3]] + [r[4] * c for c in r[5:]] for r in rows]
+    v8 = np.zeros((1, 7, 12), np.float32)
+    for i, col in enumerate(cols):
+        v8[0, :, i + 3] = col
+    constant_outputs('yolov8-synthetic.onnx', [1, 3, 64, 64], [('output0', v8)])
+
+    ref = load_reference_decoder()
+    lines = ['# Expected boxes of the synthetic YOLO models (reference decoder of '
+             'scripts/gst-expected.py, IoU threshold 0.45),',
+             '# model threshold: score class_id x0 y0 x1 y1 (model pixels, not clipped)']
+    for name, out in (('yolov5-synthetic.onnx', v5), ('yolov8-synthetic.onnx', v8)):
+        for threshold in (0.5, 0.3):
+            for score, c, box in ref.yolo_decode(out, threshold):
+                lines.append('%s %.2f: %.6f %d ' % (name, threshold, score, c)
+                             + ' '.join('%.4f' % v for v in box))
+    with open(os.path.join(OUT, 'yolo-synthetic-expected.txt'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     identity('identity-nchw-f32.onnx', [1, 3, 12, 16])
@@ -154,6 +193,7 @@ def main():
     constant_outputs('classification-probs.onnx', [1, 3, 16, 16],
                      [('probs', np.array([[0.1, 0.6, 0.2, 0.1]], np.float32))])
     blazeface_synthetic()
+    yolo_synthetic()
     with open(os.path.join(OUT, 'labels.txt'), 'w') as f:
         f.write('background\nperson\ncar\n')
 

@@ -41,7 +41,6 @@ gboolean
 gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
     GError ** error)
 {
-  const ClinferPreprocessGeometry *g = ctx->geometry;
   const GstClinferTensor *t =
       gst_clinfer_tensor_meta_get_tensor (ctx->meta, 0);
   gint64 n = t ? (gint64) gst_clinfer_tensor_get_n_elements (t) : 0, i;
@@ -51,7 +50,6 @@ gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
   g_autofree gchar *fallback = NULL;
   const gchar *label;
   GstStructure *s;
-  GstVideoRegionOfInterestMeta *roi;
 
   if (n < 1) {
     g_set_error (error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
@@ -86,8 +84,8 @@ gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
   s = gst_structure_new ("classification", "label", G_TYPE_STRING, label,
       "label_id", G_TYPE_INT, (gint) best, "confidence", G_TYPE_DOUBLE,
       confidence, NULL);
-  roi = gst_buffer_add_video_region_of_interest_meta (ctx->buffer, label, 0,
-      0, g->frame_width, g->frame_height);
-  gst_video_region_of_interest_meta_add_param (roi, s);
+  /* On a whole frame: a region of the frame's size named after the
+   * class; on a region: its result. */
+  gst_clinfer_decoder_add_frame_result (ctx, label, s);
   return TRUE;
 }

@@ -18,6 +18,9 @@ static const GstClinferDecoder decoders[] = {
       gst_clinfer_ssd_check, gst_clinfer_ssd_decode},
   {GST_CLINFER_DECODER_CLASSIFICATION, "classification", FALSE, 0.f, 1.f,
       gst_clinfer_classification_check, gst_clinfer_classification_decode},
+  /* Ultralytics exports take RGB in 0..1. */
+  {GST_CLINFER_DECODER_YOLO, "yolo", TRUE, 0.f, 255.f,
+      gst_clinfer_yolo_check, gst_clinfer_yolo_decode},
 };
 
 const GstClinferDecoder *
@@ -81,10 +84,25 @@ gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
     return NULL;
   }
   meta = gst_buffer_add_video_region_of_interest_meta (ctx->buffer, roi_type,
-      ix0, iy0, ix1 - ix0, iy1 - iy0);
+      ix0 + ctx->origin_x, iy0 + ctx->origin_y, ix1 - ix0, iy1 - iy0);
+  if (ctx->roi != NULL)
+    meta->parent_id = ctx->roi->id;
   if (param != NULL)
     gst_video_region_of_interest_meta_add_param (meta, param);
   return meta;
+}
+
+void
+gst_clinfer_decoder_add_frame_result (const GstClinferDecodeContext * ctx,
+    const gchar * roi_type, GstStructure * param)
+{
+  const ClinferPreprocessGeometry *g = ctx->geometry;
+  GstVideoRegionOfInterestMeta *roi = ctx->roi;
+
+  if (roi == NULL)
+    roi = gst_buffer_add_video_region_of_interest_meta (ctx->buffer, roi_type,
+        0, 0, g->frame_width, g->frame_height);
+  gst_video_region_of_interest_meta_add_param (roi, param);
 }
 
 GPtrArray *

@@ -25,6 +25,7 @@ G_BEGIN_DECLS
  * @GST_CLINFER_DECODER_BLAZEFACE: MediaPipe BlazeFace face detection
  * @GST_CLINFER_DECODER_SSD: [1,1,N,7] detection output (DetectionOutput)
  * @GST_CLINFER_DECODER_CLASSIFICATION: top-1 class of a classifier
+ * @GST_CLINFER_DECODER_YOLO: YOLOv5/v7 or YOLOv8/v11 detection output
  */
 typedef enum
 {
@@ -32,6 +33,7 @@ typedef enum
   GST_CLINFER_DECODER_BLAZEFACE,
   GST_CLINFER_DECODER_SSD,
   GST_CLINFER_DECODER_CLASSIFICATION,
+  GST_CLINFER_DECODER_YOLO,
 } GstClinferDecoderType;
 
 /* Everything a decoder needs for one frame. */
@@ -43,7 +45,14 @@ typedef struct
    * not an upstream element's) */
   const GstClinferTensorMeta *meta;
   gfloat threshold;
+  gfloat iou_threshold;         /* NMS: a lower-scored box overlapping more goes */
   GPtrArray *labels;            /* may be NULL */
+  /* inference-region=roi-list: the region the model ran on (a crop of
+   * the frame from (origin_x, origin_y), the geometry's frame): results
+   * of one region go onto it, new regions are placed in the frame and
+   * get it as parent. NULL for a whole frame. */
+  GstVideoRegionOfInterestMeta *roi;
+  gint origin_x, origin_y;
 } GstClinferDecodeContext;
 
 typedef struct
@@ -67,13 +76,18 @@ const GstClinferDecoder *gst_clinfer_decoder_get (GstClinferDecoderType type);
 /* The shape of @tensor as an engine shape (for shape checks shared with
  * the compile-time check()). */
 ClinferShape gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor);
+/* Attaches @param (transfer full) to the result's region: ctx->roi, or
+ * a new region the size of the whole frame named @roi_type. */
+void gst_clinfer_decoder_add_frame_result (const GstClinferDecodeContext * ctx,
+    const gchar * roi_type, GstStructure * param);
 /* The label for @label_id from labels-file, or NULL. */
 const gchar *gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
     gint label_id);
 /* Adds an ROI meta for the box (x0, y0)-(x1, y1) given in model pixels,
- * mapped to frame pixels and clipped to the frame; @param (transfer full,
- * may be NULL) is attached. Returns NULL (and frees @param) when the box is
- * empty after clipping. */
+ * mapped to frame pixels and clipped to the frame (to the region, moved
+ * to its place in the frame, when ctx->roi is set); @param (transfer
+ * full, may be NULL) is attached. Returns NULL (and frees @param) when
+ * the box is empty after clipping. */
 GstVideoRegionOfInterestMeta *gst_clinfer_decoder_add_roi (const GstClinferDecodeContext * ctx,
     const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
     GstStructure * param);
@@ -93,6 +107,9 @@ gboolean gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx,
 gboolean gst_clinfer_classification_check (ClinferCompiled * compiled,
     GError ** error);
 gboolean gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
+    GError ** error);
+gboolean gst_clinfer_yolo_check (ClinferCompiled * compiled, GError ** error);
+gboolean gst_clinfer_yolo_decode (const GstClinferDecodeContext * ctx,
     GError ** error);
 
 G_END_DECLS

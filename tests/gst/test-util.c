@@ -133,13 +133,8 @@ compare_confidence (gconstpointer a, gconstpointer b)
 GPtrArray *
 test_get_rois (GstBuffer * buf)
 {
-  GPtrArray *rois = g_ptr_array_new ();
-  gpointer state = NULL;
-  GstMeta *meta;
+  GPtrArray *rois = test_list_rois (buf);
 
-  while ((meta = gst_buffer_iterate_meta_filtered (buf, &state,
-              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
-    g_ptr_array_add (rois, meta);
   g_ptr_array_sort (rois, compare_confidence);
   return rois;
 }
@@ -217,4 +212,41 @@ test_have_gpu (void)
     return FALSE;
   clinfer_remote_context_unref (ctx);
   return TRUE;
+}
+
+gchar *
+test_push_expect_error (GstHarness * h, const GstVideoInfo * info)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *message;
+
+  gst_element_set_bus (h->element, bus);
+  test_set_video_caps (h, info);
+  fail_unless (gst_harness_push (h, test_make_frame (info, 1)) != GST_FLOW_OK);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no ERROR message");
+  gst_message_parse_error (msg, &err, NULL);
+  message = g_strdup (err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  /* The bus's messages hold the element: drop them. */
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  return message;
+}
+
+GPtrArray *
+test_list_rois (GstBuffer * buf)
+{
+  GPtrArray *a = g_ptr_array_new ();
+  gpointer state = NULL;
+  GstMeta *m;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL)
+    g_ptr_array_add (a, m);
+  return a;
 }

@@ -39,6 +39,13 @@ gdouble test_roi_confidence (GstVideoRegionOfInterestMeta * roi);
  * parsed as gst-launch-1.0 does; may be NULL). (transfer floating) */
 GstElement *test_make_clinfer (const gchar * model, const gchar * args);
 void test_set_video_caps (GstHarness * h, const GstVideoInfo * info);
+/* Sets @info's caps on @h (around a clinfer element), pushes a frame
+ * that must fail and returns the message of the ERROR the element posted
+ * (transfer full), its bus dropped after. */
+gchar *test_push_expect_error (GstHarness * h, const GstVideoInfo * info);
+/* (transfer container) The ROI metas of @buf in the order they were
+ * added. */
+GPtrArray *test_list_rois (GstBuffer * buf);
 /* Whether the engine finds a GPU device (an OpenCL one: PoCL counts). */
 gboolean test_have_gpu (void);
 /* The tensor called @name in the tensor meta of @buf (which must have
