@@ -12,7 +12,8 @@
  *
  * Draws every #GstVideoRegionOfInterestMeta of a frame: the box outline,
  * a label with the confidence (from the "detection" or "classification"
- * parameter the clinfer element adds; the ROI type otherwise), and the key
+ * parameter the clinfer element adds; the ROI type otherwise; preceded by
+ * "#<object_id>" when clinfertrack numbered the region), and the key
  * points of a "keypoints" field (x0, y0, x1, y1, ... in frame pixels).
  * Text is rendered with cairo. Works in place on RGB-style, NV12, I420 and
  * GRAY8 frames.
@@ -467,19 +468,26 @@ gst_clinfer_overlay_transform_frame_ip (GstVideoFilter * filter,
     if (keypoints && s != NULL)
       draw_keypoints (&canvas, s, (gint) line_width, color);
     if (labels) {
+      GstStructure *track = gst_video_region_of_interest_meta_get_param (roi,
+          "tracking");
+      g_autofree gchar *id = NULL;
       const gchar *label = NULL;
       gdouble confidence;
       g_autofree gchar *text = NULL;
+      gint object_id;
 
       if (s != NULL)
         label = gst_structure_get_string (s, "label");
       if (label == NULL)
         label = g_quark_to_string (roi->roi_type);
+      /* clinfertrack's object id first: "#3 person 0.91". */
+      id = track != NULL && gst_structure_get_int (track, "object_id",
+          &object_id) ? g_strdup_printf ("#%d ", object_id) : g_strdup ("");
       if (s != NULL && gst_structure_get_double (s, "confidence",
               &confidence))
-        text = g_strdup_printf ("%s %.2f", label, confidence);
+        text = g_strdup_printf ("%s%s %.2f", id, label, confidence);
       else
-        text = g_strdup (label);
+        text = g_strdup_printf ("%s%s", id, label);
       draw_label (&canvas, text, x, y, font_size, color);
     }
   }

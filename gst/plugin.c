@@ -10,6 +10,7 @@
 
 #include "gstclinfer.h"
 #include "gstclinferoverlay.h"
+#include "gstclinfertrack.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -18,6 +19,7 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (clinfer, plugin);
   ret |= GST_ELEMENT_REGISTER (clinferoverlay, plugin);
+  ret |= GST_ELEMENT_REGISTER (clinfertrack, plugin);
   return ret;
 }
 

@@ -105,6 +105,21 @@ gst_clinfer_decoder_add_frame_result (const GstClinferDecodeContext * ctx,
   gst_video_region_of_interest_meta_add_param (roi, param);
 }
 
+gdouble
+gst_clinfer_box_iou (gdouble ax0, gdouble ay0, gdouble ax1, gdouble ay1,
+    gdouble bx0, gdouble by0, gdouble bx1, gdouble by1)
+{
+  gdouble w = MIN (ax1, bx1) - MAX (ax0, bx0);
+  gdouble h = MIN (ay1, by1) - MAX (ay0, by0);
+  gdouble inter, uni;
+
+  if (w <= 0 || h <= 0)
+    return 0;
+  inter = w * h;
+  uni = (ax1 - ax0) * (ay1 - ay0) + (bx1 - bx0) * (by1 - by0) - inter;
+  return uni > 0 ? inter / uni : 0;
+}
+
 GPtrArray *
 gst_clinfer_labels_read (const gchar * path, GError ** error)
 {

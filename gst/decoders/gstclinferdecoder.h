@@ -92,6 +92,11 @@ GstVideoRegionOfInterestMeta *gst_clinfer_decoder_add_roi (const GstClinferDecod
     const gchar * roi_type, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
     GstStructure * param);
 
+/* Intersection over union of the boxes (ax0, ay0)-(ax1, ay1) and
+ * (bx0, by0)-(bx1, by1); 0 when they do not overlap. */
+gdouble gst_clinfer_box_iou (gdouble ax0, gdouble ay0, gdouble ax1,
+    gdouble ay1, gdouble bx0, gdouble by0, gdouble bx1, gdouble by1);
+
 /* Reads a labels file: one label per line, trailing whitespace removed;
  * G_FILE_ERROR_INVAL naming the line when one is not UTF-8 (labels go
  * into GstStructure strings). (transfer full) */

@@ -94,21 +94,6 @@ compare_score (gconstpointer a, gconstpointer b)
   return x->score < y->score ? 1 : x->score > y->score ? -1 : 0;
 }
 
-static gdouble
-iou (const Candidate * a, const Candidate * b)
-{
-  gdouble w = MIN (a->x1, b->x1) - MAX (a->x0, b->x0);
-  gdouble h = MIN (a->y1, b->y1) - MAX (a->y0, b->y0);
-  gdouble inter, uni;
-
-  if (w <= 0 || h <= 0)
-    return 0;
-  inter = w * h;
-  uni = (a->x1 - a->x0) * (a->y1 - a->y0) + (b->x1 - b->x0) * (b->y1 - b->y0)
-      - inter;
-  return uni > 0 ? inter / uni : 0;
-}
-
 gboolean
 gst_clinfer_yolo_decode (const GstClinferDecodeContext * ctx, GError ** error)
 {
@@ -194,7 +179,8 @@ gst_clinfer_yolo_decode (const GstClinferDecodeContext * ctx, GError ** error)
       Candidate *cb = &g_array_index (cands, Candidate, b);
 
       if (!cb->suppressed && cb->class_id == ca->class_id
-          && iou (ca, cb) > ctx->iou_threshold)
+          && gst_clinfer_box_iou (ca->x0, ca->y0, ca->x1, ca->y1, cb->x0,
+              cb->y0, cb->x1, cb->y1) > ctx->iou_threshold)
         cb->suppressed = TRUE;
     }
     label = gst_clinfer_decoder_get_label (ctx, ca->class_id);
