@@ -11,6 +11,9 @@
 #include "gstclinfer.h"
 #include "gstclinferoverlay.h"
 #include "gstclinfertrack.h"
+#ifdef GST_CLINFER_HAVE_JSON
+#include "gstclinfermetaconvert.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -20,6 +23,9 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (clinfer, plugin);
   ret |= GST_ELEMENT_REGISTER (clinferoverlay, plugin);
   ret |= GST_ELEMENT_REGISTER (clinfertrack, plugin);
+#ifdef GST_CLINFER_HAVE_JSON
+  ret |= GST_ELEMENT_REGISTER (clinfermetaconvert, plugin);
+#endif
   return ret;
 }
 

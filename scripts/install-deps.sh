@@ -22,6 +22,8 @@ PACKAGES=(
   # GStreamer plugin and its tests (gst-check is in libgstreamer1.0-dev)
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-tools libcairo2-dev
+  # clinfermetaconvert's JSON (json-glib) and its schema test (jsonschema)
+  libjson-glib-dev python3-jsonschema
   # tests: ONNX backend node tests, fixture scripts and golden checks, leak checks
   libonnx-testdata python3 python3-numpy python3-onnx valgrind
   # the OpenVINO tests (tests/ir) pip-install openvino into a venv they make

@@ -376,27 +376,10 @@ GST_END_TEST;
 /* nireq above 1 with regions: an error naming nireq. */
 GST_START_TEST (test_nireq_refused)
 {
-  GstElement *e = test_make_clinfer ("identity-nchw-f32.onnx",
-      "inference-region=roi-list nireq=2");
-  GstBus *bus = gst_bus_new ();
-  GstMessage *msg;
-  GError *err = NULL;
+  g_autofree gchar *message = test_start_expect_error (test_make_clinfer
+      ("identity-nchw-f32.onnx", "inference-region=roi-list nireq=2"));
 
-  gst_element_set_bus (e, bus);
-  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL);
-  gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "nireq (2)") != NULL, "%s",
-      err->message);
-  g_clear_error (&err);
-  gst_message_unref (msg);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_element_set_state (e, GST_STATE_NULL);
-  gst_element_set_bus (e, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (e);
+  fail_unless (strstr (message, "nireq (2)") != NULL, "%s", message);
 }
 
 GST_END_TEST;

@@ -250,3 +250,29 @@ test_list_rois (GstBuffer * buf)
     g_ptr_array_add (a, m);
   return a;
 }
+
+gchar *
+test_start_expect_error (GstElement * e)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *message;
+
+  gst_object_ref_sink (e);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no ERROR message");
+  gst_message_parse_error (msg, &err, NULL);
+  message = g_strdup (err->message);
+  g_clear_error (&err);
+  gst_message_unref (msg);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  return message;
+}

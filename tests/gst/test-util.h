@@ -43,6 +43,9 @@ void test_set_video_caps (GstHarness * h, const GstVideoInfo * info);
  * that must fail and returns the message of the ERROR the element posted
  * (transfer full), its bus dropped after. */
 gchar *test_push_expect_error (GstHarness * h, const GstVideoInfo * info);
+/* Takes @e (transfer full) to PAUSED, which must fail, and returns the
+ * message of the ERROR it posted (transfer full); @e is freed. */
+gchar *test_start_expect_error (GstElement * e);
 /* (transfer container) The ROI metas of @buf in the order they were
  * added. */
 GPtrArray *test_list_rois (GstBuffer * buf);
