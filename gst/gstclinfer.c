@@ -250,6 +250,9 @@ gst_clinfer_decoder_type_get_type (void)
     {GST_CLINFER_DECODER_YOLO,
           "YOLOv5/v7 [1,N,5+C] or YOLOv8/v11 [1,4+C,N] boxes, per-class NMS",
         "yolo"},
+    {GST_CLINFER_DECODER_CTC,
+          "Text of a recogniser's [1,T,C] output (greedy CTC, labels-file the "
+          "characters): a \"text\" structure", "ctc"},
     {0, NULL, NULL},
   };
 

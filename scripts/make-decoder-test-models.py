@@ -150,6 +150,20 @@ def yolo_synthetic():
         f.write('\n'.join(lines) + '\n')
 
 
+def ctc_synthetic():
+    """A recogniser's [1, 6, 5] softmax output (blank, a, b, c, space):
+    steps a, a, blank, b, space, c -> "ab c", confidence the mean of the
+    kept steps' best scores (0.9, 0.7, 0.6, 0.95) = 0.7875."""
+    best = [(1, 0.9), (1, 0.8), (0, 0.99), (2, 0.7), (4, 0.6), (3, 0.95)]
+    out = np.zeros((1, len(best), 5), np.float32)
+    for step, (c, p) in enumerate(best):
+        out[0, step, :] = (1 - p) / 4
+        out[0, step, c] = p
+    constant_outputs('ctc-synthetic.onnx', [1, 3, 8, 32], [('logits', out)])
+    with open(os.path.join(OUT, 'ctc-labels.txt'), 'w') as f:
+        f.write('a\nb\nc\n')
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     identity('identity-nchw-f32.onnx', [1, 3, 12, 16])
@@ -194,6 +208,7 @@ def main():
                      [('probs', np.array([[0.1, 0.6, 0.2, 0.1]], np.float32))])
     blazeface_synthetic()
     yolo_synthetic()
+    ctc_synthetic()
     with open(os.path.join(OUT, 'labels.txt'), 'w') as f:
         f.write('background\nperson\ncar\n')
 

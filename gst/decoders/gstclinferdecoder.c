@@ -21,6 +21,9 @@ static const GstClinferDecoder decoders[] = {
   /* Ultralytics exports take RGB in 0..1. */
   {GST_CLINFER_DECODER_YOLO, "yolo", TRUE, 0.f, 255.f,
       gst_clinfer_yolo_check, gst_clinfer_yolo_decode},
+  /* PP-OCR's recogniser: (x / 255 - 0.5) / 0.5. */
+  {GST_CLINFER_DECODER_CTC, "ctc", TRUE, 127.5f, 127.5f,
+      gst_clinfer_ctc_check, gst_clinfer_ctc_decode},
 };
 
 const GstClinferDecoder *
@@ -40,6 +43,19 @@ gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor)
 {
   return clinfer_shape_make ((int) MIN (tensor->n_dims, CLINFER_MAX_RANK),
       tensor->dims);
+}
+
+gboolean
+gst_clinfer_decoder_static_output (ClinferCompiled * compiled,
+    ClinferShape * shape)
+{
+  ClinferPortInfo info;
+
+  if (!clinfer_compiled_get_output (compiled, 0, &info)
+      || !clinfer_shape_is_static (&info.shape))
+    return FALSE;
+  *shape = info.shape;
+  return TRUE;
 }
 
 const gchar *

@@ -26,6 +26,7 @@ G_BEGIN_DECLS
  * @GST_CLINFER_DECODER_SSD: [1,1,N,7] detection output (DetectionOutput)
  * @GST_CLINFER_DECODER_CLASSIFICATION: top-1 class of a classifier
  * @GST_CLINFER_DECODER_YOLO: YOLOv5/v7 or YOLOv8/v11 detection output
+ * @GST_CLINFER_DECODER_CTC: greedy CTC text of a text recogniser
  */
 typedef enum
 {
@@ -34,6 +35,7 @@ typedef enum
   GST_CLINFER_DECODER_SSD,
   GST_CLINFER_DECODER_CLASSIFICATION,
   GST_CLINFER_DECODER_YOLO,
+  GST_CLINFER_DECODER_CTC,
 } GstClinferDecoderType;
 
 /* Everything a decoder needs for one frame. */
@@ -80,6 +82,11 @@ ClinferShape gst_clinfer_decoder_tensor_shape (const GstClinferTensor * tensor);
  * a new region the size of the whole frame named @roi_type. */
 void gst_clinfer_decoder_add_frame_result (const GstClinferDecodeContext * ctx,
     const gchar * roi_type, GstStructure * param);
+/* TRUE with *@shape when the first output of @compiled has a static
+ * shape (the check() functions' case; a dynamic one is checked on the
+ * first frame). */
+gboolean gst_clinfer_decoder_static_output (ClinferCompiled * compiled,
+    ClinferShape * shape);
 /* The label for @label_id from labels-file, or NULL. */
 const gchar *gst_clinfer_decoder_get_label (const GstClinferDecodeContext * ctx,
     gint label_id);
@@ -112,6 +119,9 @@ gboolean gst_clinfer_ssd_decode (const GstClinferDecodeContext * ctx,
 gboolean gst_clinfer_classification_check (ClinferCompiled * compiled,
     GError ** error);
 gboolean gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
+    GError ** error);
+gboolean gst_clinfer_ctc_check (ClinferCompiled * compiled, GError ** error);
+gboolean gst_clinfer_ctc_decode (const GstClinferDecodeContext * ctx,
     GError ** error);
 gboolean gst_clinfer_yolo_check (ClinferCompiled * compiled, GError ** error);
 gboolean gst_clinfer_yolo_decode (const GstClinferDecodeContext * ctx,

@@ -72,18 +72,12 @@ bad_shape:
 gboolean
 gst_clinfer_yolo_check (ClinferCompiled * compiled, GError ** error)
 {
-  ClinferPortInfo info;
+  ClinferShape shape;
   gint64 n, values;
   gboolean transposed;
-  gint k;
 
-  if (!clinfer_compiled_get_output (compiled, 0, &info)
-      || info.shape.rank < 0)
-    return TRUE;
-  for (k = 0; k < info.shape.rank; k++)
-    if (info.shape.dims[k] < 0)
-      return TRUE;              /* checked on the first frame */
-  return yolo_layout (&info.shape, &n, &values, &transposed, error);
+  return !gst_clinfer_decoder_static_output (compiled, &shape)
+      || yolo_layout (&shape, &n, &values, &transposed, error);
 }
 
 static gint

@@ -126,7 +126,7 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   gint width, height;
   const char *resize[] = { "stretch", "letterbox", "crop" };
   const char *decoder[] = { "none", "blazeface", "ssd", "classification",
-    "yolo"
+    "yolo", "ctc"
   };
 
   if (labels_path == NULL)
