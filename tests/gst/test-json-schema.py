@@ -31,9 +31,15 @@ DATA = os.path.join(ROOT, "tests", "data", "gst")
 
 def run(pipeline, path):
     """Runs @pipeline, which ends with clinfermetaconvert, writing to @path."""
+    env = dict(os.environ)
+    if os.environ.get("CLINFER_TEST_PRELOAD"):
+        # An AddressSanitizer build: its runtime first, no leak report
+        # from gst-launch-1.0 itself.
+        env["LD_PRELOAD"] = os.environ["CLINFER_TEST_PRELOAD"]
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     proc = subprocess.run(["gst-launch-1.0", "-q"] + pipeline.split() +
                           ["location=" + path, "!", "fakesink"], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, universal_newlines=True)
+                          stderr=subprocess.STDOUT, universal_newlines=True, env=env)
     if proc.returncode != 0:
         sys.exit("gst-launch-1.0 failed (%d): %s\n%s" % (proc.returncode, pipeline,
                                                           proc.stdout[-3000:]))
