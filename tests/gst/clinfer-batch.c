@@ -143,17 +143,19 @@ assert_close_meta (GstBuffer * want, GstBuffer * got, const gchar * what,
 }
 
 /* Streams in batches of @batch against each stream alone with
- * batch-size=1: same frames, same order, same tensors. */
+ * batch-size=1 (both with @common): same frames, same order, same
+ * tensors. */
 static void
 check_against_single (const gchar * device, guint n_streams, guint batch,
-    const gchar * extra, const guint * n_frames)
+    const gchar * extra, const guint * n_frames, const gchar * common)
 {
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_BGRx,
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_I420
   };
-  g_autofree gchar *single_args = g_strdup_printf ("device=%s", device);
+  g_autofree gchar *single_args = g_strdup_printf ("device=%s %s", device,
+      common);
   g_autofree gchar *args = g_strdup_printf ("device=%s batch-size=%u "
-      "model-instance-id=batch-test %s", device, batch, extra);
+      "model-instance-id=batch-test %s %s", device, batch, extra, common);
   GPtrArray **want = run_streams (n_streams, single_args, n_frames, formats);
   GPtrArray **got = run_streams (n_streams, args, n_frames, formats);
   guint s, i;
@@ -164,8 +166,15 @@ check_against_single (const gchar * device, guint n_streams, guint batch,
     for (i = 0; i < n_frames[s]; i++) {
       GstBuffer *b = g_ptr_array_index (got[s], i);
 
+      GstBuffer *w = g_ptr_array_index (want[s], i);
+
       fail_unless_equals_uint64 (GST_BUFFER_PTS (b), i * GST_SECOND / 30);
-      assert_close_meta (g_ptr_array_index (want[s], i), b, args, s, i);
+      /* inference-interval: frames without inference on both sides. */
+      fail_unless ((gst_buffer_get_clinfer_tensor_meta (w) == NULL)
+          == (gst_buffer_get_clinfer_tensor_meta (b) == NULL),
+          "%s stream %u frame %u: meta on one run only", args, s, i);
+      if (gst_buffer_get_clinfer_tensor_meta (w) != NULL)
+        assert_close_meta (w, b, args, s, i);
     }
   }
   free_streams (want, n_streams);
@@ -178,10 +187,15 @@ GST_START_TEST (test_streams_share_batches_cpu)
 {
   /* Two streams in batches of 2; four in batches of 4 with two frames of
    * each in flight; three in batches of 2 (batches mix the streams). */
-  check_against_single ("CPU", 2, 2, "", same_counts);
-  check_against_single ("CPU", 4, 4, "nireq=2", same_counts);
+  check_against_single ("CPU", 2, 2, "", same_counts, "");
+  check_against_single ("CPU", 4, 4, "nireq=2", same_counts, "");
   check_against_single ("CPU", 3, 2, "nireq=3 batch-timeout=1000",
-      same_counts);
+      same_counts, "");
+  /* Every other frame inferred: the rest pass in their place. */
+  check_against_single ("CPU", 2, 2, "nireq=2", same_counts,
+      "inference-interval=2");
+  check_against_single ("CPU", 2, 2, "", same_counts,
+      "inference-interval=3");
 }
 
 GST_END_TEST;
@@ -192,8 +206,10 @@ GST_START_TEST (test_streams_share_batches_gpu)
     GST_INFO ("no OpenCL device: the GPU case is not run");
     return;
   }
-  check_against_single ("GPU", 2, 2, "", same_counts);
-  check_against_single ("GPU", 3, 4, "nireq=2", same_counts);
+  check_against_single ("GPU", 2, 2, "", same_counts, "");
+  check_against_single ("GPU", 3, 4, "nireq=2", same_counts, "");
+  check_against_single ("GPU", 2, 2, "", same_counts,
+      "inference-interval=3");
 }
 
 GST_END_TEST;
@@ -226,7 +242,7 @@ GST_START_TEST (test_timeout_when_a_stream_stops)
 {
   static const guint counts[] = { N_FRAMES, 2 };
 
-  check_against_single ("CPU", 2, 2, "batch-timeout=20000", counts);
+  check_against_single ("CPU", 2, 2, "batch-timeout=20000", counts, "");
 }
 
 GST_END_TEST;
