@@ -76,6 +76,7 @@ enum
   PROP_IOU_THRESHOLD,
   PROP_LABELS_FILE,
   PROP_INPUT_NAME,
+  PROP_INPUT_SHAPE,
   PROP_INFERENCE_REGION,
   PROP_OBJECT_CLASS,
   PROP_MODEL_INSTANCE_ID,
@@ -110,10 +111,14 @@ enum
 #define DEFAULT_PROP_IOU_THRESHOLD 0.45f
 #define DEFAULT_PROP_LABELS_FILE NULL
 #define DEFAULT_PROP_INPUT_NAME NULL
+#define DEFAULT_PROP_INPUT_SHAPE NULL
 #define DEFAULT_PROP_INFERENCE_REGION GST_CLINFER_REGION_FULL_FRAME
 #define DEFAULT_PROP_OBJECT_CLASS NULL
 /* Regions inferred in one request when the model's batch is dynamic. */
 #define MAX_REGION_BATCH 64
+/* The widest input fit-height makes of a dynamic width (a 48-pixel high
+ * text line 100 times as long). */
+#define MAX_FIT_WIDTH 4800
 #define DEFAULT_PROP_MODEL_INSTANCE_ID NULL
 #define DEFAULT_PROP_CUSTOM_LIB NULL
 #define DEFAULT_PROP_SILENT TRUE
@@ -122,6 +127,8 @@ enum
  * scale-values are not set; the names OpenVINO's Model API uses. */
 #define METADATA_MEAN_VALUES "mean_values"
 #define METADATA_SCALE_VALUES "scale_values"
+/* The character list PaddleOCR writes into its recognisers (ctc labels). */
+#define METADATA_CHARACTERS "character"
 
 static GParamSpec *properties[N_PROPERTIES];
 
@@ -178,6 +185,11 @@ gst_clinfer_resize_method_get_type (void)
     {CLINFER_RESIZE_CROP,
           "Scale keeping the aspect ratio to fill the model input, cutting "
           "out the frame's centre", "crop"},
+    {CLINFER_RESIZE_FIT_HEIGHT,
+          "Scale to the model's height keeping the aspect ratio, from the "
+          "left, the rest 0 in the model input (text recognisers); a "
+          "dynamic width becomes the frame's (the region's) at that height",
+        "fit-height"},
     {0, NULL, NULL},
   };
 
@@ -385,6 +397,14 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "Model input fed with the frame (NULL: the first input of rank 4); "
       "other inputs are fed zeros", DEFAULT_PROP_INPUT_NAME,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_INPUT_SHAPE] = g_param_spec_string ("input-shape",
+      "Input shape",
+      "Dims of the model input fed with frames (input-name, else the first "
+      "of rank 4), e.g. \"?x3x48x?\": a dynamic dim given a size, \"?\" "
+      "keeping one dynamic; must agree with the model's static dims. "
+      "NULL: the model's. Applied like model",
+      DEFAULT_PROP_INPUT_SHAPE,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_INFERENCE_REGION] = g_param_spec_enum ("inference-region",
       "Inference region",
       "What the model runs on: the whole frame, or each region-of-interest "
@@ -500,6 +520,7 @@ gst_clinfer_finalize (GObject * object)
   g_free (self->scale_values);
   g_free (self->labels_file);
   g_free (self->input_name);
+  g_free (self->input_shape);
   g_free (self->object_class);
   g_free (self->model_instance_id);
   g_free (self->custom_lib);
@@ -607,7 +628,14 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       self->configure_pending |= replace_string (&self->labels_file, value);
       break;
     case PROP_INPUT_NAME:
-      self->configure_pending |= replace_string (&self->input_name, value);
+      /* With input-shape, the model is reshaped at that input. */
+      if (replace_string (&self->input_name, value)) {
+        self->configure_pending = TRUE;
+        self->reload_pending |= self->input_shape != NULL;
+      }
+      break;
+    case PROP_INPUT_SHAPE:
+      self->reload_pending |= replace_string (&self->input_shape, value);
       break;
     case PROP_INFERENCE_REGION:
       self->reload_pending |= self->inference_region
@@ -692,6 +720,9 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_INPUT_NAME:
       g_value_set_string (value, self->input_name);
+      break;
+    case PROP_INPUT_SHAPE:
+      g_value_set_string (value, self->input_shape);
       break;
     case PROP_INFERENCE_REGION:
       g_value_set_enum (value, self->inference_region);
@@ -907,6 +938,10 @@ gst_clinfer_load (GstClinfer * self)
   settings.batch_size = self->batch_size;
   settings.batch_timeout = self->batch_timeout;
   region = self->inference_region;
+  if (self->input_shape != NULL && *self->input_shape != '\0') {
+    settings.input_shape = g_strdup (self->input_shape);
+    settings.input_name = g_strdup (self->input_name);
+  }
   instance_id = g_strdup (self->model_instance_id);
   if (self->custom_lib != NULL && *self->custom_lib != '\0')
     settings.custom_lib = g_strdup (self->custom_lib);
@@ -1073,6 +1108,17 @@ find_video_input (ClinferCompiled * compiled, const gchar * name)
   return n > 0 ? 0 : -1;
 }
 
+/* The width a @width x @height picture takes at @model_height keeping its
+ * aspect ratio (resize-method=fit-height into a dynamic width), at most
+ * MAX_FIT_WIDTH. */
+static gint64
+fit_height_width (gint64 width, gint64 height, gint64 model_height)
+{
+  gdouble w = ceil ((gdouble) width * model_height / MAX (height, 1) - 1e-9);
+
+  return (gint64) CLAMP (w, 1.0, (gdouble) MAX_FIT_WIDTH);
+}
+
 /* Works out layout, channels and size of the model input from its shape
  * (batch @batch or dynamic; channels of 3 or 1 at position 1: NCHW, at
  * the end: NHWC); dynamic height/width take the frame's. */
@@ -1100,7 +1146,10 @@ input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
   }
   if (h == CLINFER_DIM_DYNAMIC)
     h = GST_VIDEO_INFO_HEIGHT (vinfo);
-  if (w == CLINFER_DIM_DYNAMIC)
+  if (w == CLINFER_DIM_DYNAMIC && cfg->resize == CLINFER_RESIZE_FIT_HEIGHT)
+    w = fit_height_width (GST_VIDEO_INFO_WIDTH (vinfo),
+        GST_VIDEO_INFO_HEIGHT (vinfo), h);
+  else if (w == CLINFER_DIM_DYNAMIC)
     w = GST_VIDEO_INFO_WIDTH (vinfo);
   if (h < 1 || w < 1 || h > G_MAXINT / 4 || w > G_MAXINT / 4)
     return FALSE;
@@ -1152,7 +1201,7 @@ gst_clinfer_configure (GstClinfer * self)
   g_autofree gchar *input_name = NULL, *mean = NULL, *scale = NULL;
   g_autofree gchar *labels_file = NULL;
   g_autofree gchar *shape_text = NULL;
-  const gchar *meta_mean, *meta_scale;
+  const gchar *meta_mean, *meta_scale, *meta_labels;
   ClinferPortInfo info;
   GstClinferDecoderType decoder;
   GError *err = NULL;
@@ -1234,10 +1283,22 @@ gst_clinfer_configure (GstClinfer * self)
       clinfer_element_type_name (cfg.type), cfg.mean[0], cfg.mean[1],
       cfg.mean[2], cfg.scale[0], cfg.scale[1], cfg.scale[2]);
 
-  if (labels_file != NULL) {
+  if (labels_file != NULL && *labels_file != '\0') {
     self->labels = gst_clinfer_labels_read (labels_file, &err);
     if (self->labels == NULL)
       goto bad_labels;
+  } else if ((meta_labels = clinfer_model_get_metadata (self->shared->model,
+              METADATA_CHARACTERS)) != NULL
+      && g_utf8_validate (meta_labels, -1, NULL)) {
+    /* PaddleOCR's exports carry their character list. */
+    g_auto (GStrv) lines = g_strsplit (meta_labels, "\n", -1);
+
+    self->labels = g_ptr_array_new_with_free_func (g_free);
+    for (i = 0; lines[i] != NULL; i++)
+      if (lines[i + 1] != NULL || lines[i][0] != '\0')
+        g_ptr_array_add (self->labels, g_strdup (lines[i]));
+    GST_INFO_OBJECT (self, "%u labels from the model's metadata \"%s\"",
+        self->labels->len, METADATA_CHARACTERS);
   }
   if (self->decoder_impl != NULL && self->decoder_impl->check != NULL
       && !self->decoder_impl->check (compiled, &err))
@@ -2039,7 +2100,8 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
   ClinferPortInfo info;
   GError *err = NULL;
   guint group, first, k, n, o;
-  gboolean dynamic_batch;
+  gboolean dynamic_batch, fit_width;
+  ClinferPreprocessConfig cfg;
 
   GST_OBJECT_LOCK (self);
   if (self->object_class != NULL && *self->object_class != '\0')
@@ -2064,6 +2126,9 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
 
   clinfer_compiled_get_input (compiled, self->input_index, &info);
   dynamic_batch = info.shape.dims[0] == CLINFER_DIM_DYNAMIC;
+  fit_width = self->pp_config.resize == CLINFER_RESIZE_FIT_HEIGHT
+      && info.shape.dims[self->pp_config.layout == CLINFER_LAYOUT_NCHW
+      ? 3 : 2] == CLINFER_DIM_DYNAMIC;
   group = dynamic_batch ? MAX_REGION_BATCH : 1;
   for (first = 0; first < n; first += group) {
     guint count = MIN (group, n - first), m = 0;
@@ -2077,19 +2142,30 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
             clinfer_compiled_get_remote_context (compiled), buf,
             &self->vinfo, &err))
       goto preprocess_failed;
-    /* Each region its own pre-processing (its size), one input. */
-    for (k = first; k < first + count && ok; k++) {
+    /* The crops (those outside the frame have nothing to read); with
+     * fit-height into a dynamic width, the group's width is its widest
+     * region's at the model's height (the others padded). */
+    cfg = self->pp_config;
+    if (fit_width)
+      cfg.width = 1;
+    for (k = first; k < first + count; k++) {
       GstClinferRegion *r = &g_array_index (regions, GstClinferRegion, k);
 
       if (!gst_clinfer_frame_crop (&slot->frame, &self->vinfo,
               &self->frame_info, &r->x, &r->y, &r->w, &r->h, &r->info,
-              &r->frame)) {
-        /* Outside the frame: nothing to read. */
+              &r->frame))
         r->roi = NULL;
+      else if (fit_width)
+        cfg.width = MAX (cfg.width, (gint) fit_height_width (r->w, r->h,
+                cfg.height));
+    }
+    /* Each region its own pre-processing (its size), one input. */
+    for (k = first; k < first + count && ok; k++) {
+      GstClinferRegion *r = &g_array_index (regions, GstClinferRegion, k);
+
+      if (r->roi == NULL)
         continue;
-      }
-      r->pp = clinfer_preprocess_new (compiled, &r->info, &self->pp_config,
-          &err);
+      r->pp = clinfer_preprocess_new (compiled, &r->info, &cfg, &err);
       ok = r->pp != NULL && (m > 0
           || clinfer_preprocess_new_batch_input (r->pp, count, &input,
               &remote_input, &err))

@@ -85,6 +85,7 @@ struct _GstClinfer
   gfloat iou_threshold;
   gchar *labels_file;
   gchar *input_name;
+  gchar *input_shape;
   GstClinferInferenceRegion inference_region;
   gchar *object_class;
   gchar *model_instance_id;

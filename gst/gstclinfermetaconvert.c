@@ -424,7 +424,10 @@ region_to_json (GstVideoRegionOfInterestMeta * roi, gboolean tensors)
       if (v != NULL && !json_object_has_member (o, "object_id"))
         json_object_set_member (o, "object_id", value_to_json (v));
     } else if (gst_structure_has_name (s, "text")) {
-      static const gchar *const text_fields[] = { "text", NULL };
+      /* The text's confidence when the region has none of its own. */
+      static const gchar *const text_fields[] = { "text", "confidence",
+        NULL
+      };
 
       copy_fields (o, s, text_fields);
     } else if (tensors && gst_structure_has_name (s, "tensor")) {

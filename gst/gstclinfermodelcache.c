@@ -24,6 +24,8 @@ gst_clinfer_model_settings_clear (GstClinferModelSettings * settings)
   g_clear_pointer (&settings->config_file, g_free);
   g_clear_pointer (&settings->device, g_free);
   g_clear_pointer (&settings->custom_lib, g_free);
+  g_clear_pointer (&settings->input_shape, g_free);
+  g_clear_pointer (&settings->input_name, g_free);
 }
 
 static gboolean
@@ -36,6 +38,8 @@ settings_equal (const GstClinferModelSettings * a,
       && a->hint == b->hint
       && a->memory_limit == b->memory_limit
       && g_strcmp0 (a->custom_lib, b->custom_lib) == 0
+      && g_strcmp0 (a->input_shape, b->input_shape) == 0
+      && g_strcmp0 (a->input_name, b->input_name) == 0
       && a->batch_size == b->batch_size
       && a->batch_timeout == b->batch_timeout;
 }
@@ -64,6 +68,34 @@ add_custom_libs (ClinferCompileConfig * config, const gchar * libs,
   return TRUE;
 }
 
+/* input-shape: the video input (input-name, else the first of rank 4)
+ * takes the dims given ("?" keeps one dynamic). */
+static gboolean
+reshape_video_input (ClinferModel * model,
+    const GstClinferModelSettings * settings, GError ** error)
+{
+  guint i, n = clinfer_model_get_n_inputs (model);
+  const gchar *name = settings->input_name;
+  ClinferShape shape;
+  ClinferPortInfo info;
+
+  if (!clinfer_shape_parse (settings->input_shape, &shape, error)) {
+    g_prefix_error (error, "input-shape \"%s\": ", settings->input_shape);
+    return FALSE;
+  }
+  for (i = 0; name == NULL && i < n; i++)
+    if (clinfer_model_get_input (model, i, &info) && info.shape.rank == 4)
+      name = info.name;
+  if (name == NULL && n > 0 && clinfer_model_get_input (model, 0, &info))
+    name = info.name;
+  if (name == NULL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "input-shape: the model has no input");
+    return FALSE;
+  }
+  return clinfer_model_reshape (model, name, &shape, error);
+}
+
 static GstClinferSharedModel *
 load (const gchar * instance_id, const GstClinferModelSettings * settings,
     gchar ** failed_lib, GError ** error)
@@ -86,6 +118,9 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
   model = clinfer_model_read_with_config (settings->model_path, config, error);
   if (model == NULL)
     return NULL;
+  if (settings->input_shape != NULL
+      && !reshape_video_input (model, settings, error))
+    return NULL;
   compiled = clinfer_compile (model, config, error);
   if (compiled == NULL)
     return NULL;
@@ -100,6 +135,8 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
   shared->settings.hint = settings->hint;
   shared->settings.memory_limit = settings->memory_limit;
   shared->settings.custom_lib = g_strdup (settings->custom_lib);
+  shared->settings.input_shape = g_strdup (settings->input_shape);
+  shared->settings.input_name = g_strdup (settings->input_name);
   shared->settings.batch_size = settings->batch_size;
   shared->settings.batch_timeout = settings->batch_timeout;
   shared->model = g_steal_pointer (&model);

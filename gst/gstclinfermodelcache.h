@@ -21,6 +21,8 @@ typedef struct
   ClinferPerformanceHint hint;
   guint64 memory_limit;         /* bytes, 0: the machine's memory */
   gchar *custom_lib;            /* ';'-separated library paths, or NULL */
+  gchar *input_shape;           /* the video input's dims, or NULL */
+  gchar *input_name;            /* which input input_shape is for */
   guint batch_size;             /* 1: no batches */
   guint64 batch_timeout;        /* µs */
 } GstClinferModelSettings;

@@ -70,13 +70,14 @@ preprocess (__global const uchar *p0, __global const uchar *p1,
     int pixel_stride, int4 comp, __global const int4 *xtaps,
     __global const int4 *ytaps, float8 yuv, float4 mean, float4 inv_scale,
     int4 chan, int pixel_step, int channels, int width,
-    __global out_t *out, long out_base)
+    __global out_t *out, long out_base, float4 pad)
 {
   int u = get_global_id (0), v = get_global_id (1);
   int4 tx = xtaps[u], ty = ytaps[v];
   /* out_base: the first element of the item written (batched inputs). */
   long index = out_base + ((long) v * width + u) * pixel_step;
-  float3 px = (float3) (0.0f);
+  /* Padding: black, or the mean (fit-height: 0 in the model input). */
+  float3 px = pad.xyz;
   int yuv_frame = family == FAMILY_NV12 || family == FAMILY_I420;
 
   if (tx.x >= 0 && ty.x >= 0) {
@@ -118,7 +119,7 @@ preprocess (__global const uchar *p0, __global const uchar *p1,
       }
     }
   }
-  /* else: padding, a black pixel */
+  /* else: padding */
 
   if (channels == 1) {
     OUT_STORE (out, index, (px.x - mean.x) * inv_scale.x);

@@ -8,6 +8,8 @@ ReduceSum over the last axis -> s[N, C]. Deterministic output.
 conv-batch.onnx: image[N,3,16,16] (N dynamic, the batch) -> Conv 8x3x3x3
 (pad 1, fixed random weights and bias) -> Relu -> MaxPool 2x2 -> y[N,8,8,8]:
 a batched request must equal N single ones.
+identity-any.onnx: out = image[N,3,H,W], every dim dynamic (the element's
+input-shape and fit-height widths).
 """
 
 import os
@@ -63,6 +65,17 @@ def main():
     m.ir_version = 7
     m.producer_name = 'clinfer-tests'
     with open(os.path.join(OUT, 'conv-batch.onnx'), 'wb') as f:
+        f.write(m.SerializeToString())
+
+    g = helper.make_graph(
+        [helper.make_node('Identity', ['image'], ['out'], name='identity')],
+        'identity_any',
+        [helper.make_tensor_value_info('image', TensorProto.FLOAT, ['N', 3, 'H', 'W'])],
+        [helper.make_tensor_value_info('out', TensorProto.FLOAT, ['N', 3, 'H', 'W'])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 13)])
+    m.ir_version = 7
+    m.producer_name = 'clinfer-tests'
+    with open(os.path.join(OUT, 'identity-any.onnx'), 'wb') as f:
         f.write(m.SerializeToString())
 
 

@@ -273,6 +273,12 @@ clinfer_preprocess_geometry_init (ClinferPreprocessGeometry * g,
       g->dst_x = (model_width - g->dst_w) / 2;
       g->dst_y = (model_height - g->dst_h) / 2;
       break;
+    case CLINFER_RESIZE_FIT_HEIGHT:
+      /* ceil, as PaddleOCR and RapidOCR size a text line; the epsilon
+       * keeps an exact ratio from rounding up. */
+      g->dst_w = CLAMP ((int) ceil ((double) frame_width * sy - 1e-9), 1,
+          model_width);
+      break;
     case CLINFER_RESIZE_CROP:
       s = MAX (sx, sy);
       g->src_w = MIN (model_width / s, (double) frame_width);
@@ -407,7 +413,7 @@ check_config (const ClinferFrameInfo * info,
     what = "type: expected f32, f16 or u8";
   else if ((guint) config->layout > CLINFER_LAYOUT_NHWC)
     what = "layout: expected NCHW or NHWC";
-  else if ((guint) config->resize > CLINFER_RESIZE_CROP)
+  else if ((guint) config->resize > CLINFER_RESIZE_FIT_HEIGHT)
     what = "resize: not a ClinferResizeMethod";
   for (c = 0; what == NULL && c < config->channels; c++)
     if (config->scale[c] == 0.f || !isfinite (config->scale[c])
@@ -477,6 +483,8 @@ clinfer_preprocess_host_new (const ClinferFrameInfo * info,
       ch = 0;
     self->mean[c] = config->mean[ch];
     self->inv_scale[c] = 1.0f / config->scale[ch];
+    self->pad[c] = config->resize == CLINFER_RESIZE_FIT_HEIGHT
+        ? self->mean[c] : 0.f;
     self->channel_offset[c] = config->layout == CLINFER_LAYOUT_NCHW
         ? (gsize) ch * config->width * config->height : (gsize) ch;
   }
@@ -648,7 +656,8 @@ process_row_family (const ClinferPreprocessHost * self,
 
   for (u = u_begin; u < u_end; u++, index += self->pixel_step) {
     const ClinferPreprocessTap *tx = &self->xtaps[u];
-    gfloat px[3] = { 0, 0, 0 };
+    /* Padding: black, or a pixel at the mean (0 in the model input). */
+    gfloat px[3] = { self->pad[0], self->pad[1], self->pad[2] };
 
     if (tx->i0 >= 0 && ty->i0 >= 0) {
       gfloat fx = tx->f, fy = ty->f;
@@ -675,7 +684,7 @@ process_row_family (const ClinferPreprocessHost * self,
           finish_yuv (self, px);
       }
     }
-    /* else: padding, a black pixel */
+    /* else: padding */
 
     if (gray) {
       clinfer_preprocess_store (type, data, index,

@@ -52,6 +52,9 @@ typedef struct
   gsize channel_offset[3];
   gsize pixel_step;             /* elements between neighbouring pixels */
   gfloat mean[3], inv_scale[3];
+  /* Component values of a padding pixel: black, or the mean (0 in the
+   * model input) for CLINFER_RESIZE_FIT_HEIGHT. */
+  gfloat pad[3];
 
   /* SIMD rows (3-channel models on x86-64 with AVX2 + FMA): model columns
    * [simd_begin, simd_end), a multiple of 8 of them, go through

@@ -145,6 +145,52 @@ test_geometry (void)
   clinfer_preprocess_geometry_model_to_frame (&g, 160, 160, &fx, &fy);
   g_assert_cmpfloat_with_epsilon (fx, 320, 1e-9);
   g_assert_cmpfloat_with_epsilon (fy, 240, 1e-9);
+
+  /* fit-height: ceil (48 x 100 / 21) = 229 wide from the left; exact
+   * ratios not rounded up; a line too long squeezed to the width. */
+  clinfer_preprocess_geometry_init (&g, 100, 21, 320, 48,
+      CLINFER_RESIZE_FIT_HEIGHT);
+  g_assert_cmpint (g.dst_x, ==, 0);
+  g_assert_cmpint (g.dst_y, ==, 0);
+  g_assert_cmpint (g.dst_w, ==, 229);
+  g_assert_cmpint (g.dst_h, ==, 48);
+  clinfer_preprocess_geometry_init (&g, 100, 20, 320, 48,
+      CLINFER_RESIZE_FIT_HEIGHT);
+  g_assert_cmpint (g.dst_w, ==, 240);
+  clinfer_preprocess_geometry_model_to_frame (&g, 240, 48, &fx, &fy);
+  g_assert_cmpfloat_with_epsilon (fx, 100, 1e-9);
+  g_assert_cmpfloat_with_epsilon (fy, 20, 1e-9);
+  clinfer_preprocess_geometry_init (&g, 1000, 20, 320, 48,
+      CLINFER_RESIZE_FIT_HEIGHT);
+  g_assert_cmpint (g.dst_w, ==, 320);
+}
+
+/* fit-height pads with 0 in the model input (the mean), letterbox with
+ * black: a 2x2 gray frame into a 4x2 NCHW f32 input, mean 10, scale 2. */
+static void
+test_fit_height_padding (void)
+{
+  static const guint8 gray[4] = { 30, 50, 70, 90 };
+  ClinferFrameInfo info = { CLINFER_PIXEL_FORMAT_GRAY8, 2, 2 };
+  ClinferPreprocessConfig c = make_config (4, 2, 1, CLINFER_LAYOUT_NCHW,
+      CLINFER_TYPE_F32, CLINFER_RESIZE_FIT_HEIGHT);
+  ClinferFrame frame = { {gray}, {NULL}, {0}, {2} };
+  static const float want[8] = { 10, 20, 0, 0, 30, 40, 0, 0 };
+  GError *err = NULL;
+  ClinferPreprocess *pp;
+  const float *got;
+  int i;
+
+  c.mean[0] = 10;
+  c.scale[0] = 2;
+  pp = clinfer_preprocess_new (NULL, &info, &c, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_preprocess_bind (pp, NULL, 0, &err));
+  g_assert_true (clinfer_preprocess_run (pp, &frame, &err));
+  got = clinfer_tensor_get_data (clinfer_preprocess_get_tensor (pp));
+  for (i = 0; i < 8; i++)
+    g_assert_cmpfloat (got[i], ==, want[i]);
+  clinfer_preprocess_free (pp);
 }
 
 /* ---- exact values through the public API ---- */
@@ -498,7 +544,7 @@ test_avx2_rows_match_portable (void)
     for (s = 0; s < G_N_ELEMENTS (frames); s++)
       for (m = 0; m < G_N_ELEMENTS (models); m++)
         for (t = 0; t < G_N_ELEMENTS (types); t++)
-          for (r = 0; r <= CLINFER_RESIZE_CROP; r++)
+          for (r = 0; r <= CLINFER_RESIZE_FIT_HEIGHT; r++)
             for (l = 0; l < 2; l++) {
               ClinferFrameInfo info = { all_formats[f], frames[s][0],
                 frames[s][1], CLINFER_COLOR_MATRIX_BT709, r == 1
@@ -554,7 +600,7 @@ test_packed_nhwc_same_bytes (void)
   for (f = 0; f < 10; f++)      /* the packed RGB formats */
     for (s = 0; s < G_N_ELEMENTS (frames); s++)
       for (m = 0; m < G_N_ELEMENTS (models); m++)
-        for (r = 0; r <= CLINFER_RESIZE_CROP; r++)
+        for (r = 0; r <= CLINFER_RESIZE_FIT_HEIGHT; r++)
           for (rev = 0; rev < 2; rev++) {
             ClinferFrameInfo info = { all_formats[f], frames[s][0],
               frames[s][1]
@@ -640,7 +686,7 @@ test_gpu_matches_host (void)
 
   for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
     for (t = 0; t < G_N_ELEMENTS (types); t++)
-      for (r = 0; r <= CLINFER_RESIZE_CROP; r++)
+      for (r = 0; r <= CLINFER_RESIZE_FIT_HEIGHT; r++)
         for (l = 0; l < 2; l++)
           for (in_remote = 0; in_remote < 2; in_remote++) {
             ClinferFrameInfo info = { all_formats[f], 45, 31,
@@ -858,6 +904,7 @@ main (int argc, char **argv)
   }
   g_test_add_func ("/preprocess/geometry", test_geometry);
   g_test_add_func ("/preprocess/exact-values", test_exact_values);
+  g_test_add_func ("/preprocess/fit-height-padding", test_fit_height_padding);
   g_test_add_func ("/preprocess/bad-arguments", test_bad_arguments);
   g_test_add_func ("/preprocess/batch-items", test_batch_items);
   g_test_add_func ("/preprocess/avx2-rows-match-portable",

@@ -124,7 +124,7 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   guint8 model_i, format_i, flags, pad;
   guint8 rois[3][4] = { {0} };
   gint width, height;
-  const char *resize[] = { "stretch", "letterbox", "crop" };
+  const char *resize[] = { "stretch", "letterbox", "crop", "fit-height" };
   const char *decoder[] = { "none", "blazeface", "ssd", "classification",
     "yolo", "ctc"
   };

@@ -240,6 +240,76 @@ GST_START_TEST (test_many_regions_batched)
 
 GST_END_TEST;
 
+/* fit-height into a dynamic width (input-shape=?x3x12x?): regions of
+ * other shapes run as one batch as wide as the widest at height 12 (here
+ * ceil (12 x 60 / 10) = 72); each region's tensor is its crop run alone
+ * into that width: its own part from the left, 0 after it. */
+GST_START_TEST (test_fit_height_regions)
+{
+  g_autofree gchar *model = test_data_path ("dynamic/identity-any.onnx");
+  static const Rect rects[] = { {4, 4, 60, 10}, {10, 20, 30, 12},
+    {40, 30, 9, 30}
+  };
+  const gchar *common = "device=CPU resize-method=fit-height mean-values=128 "
+      "scale-values=64";
+  g_autofree gchar *roi_args = g_strdup_printf ("inference-region=roi-list "
+      "input-shape=?x3x12x? %s", common);
+  g_autofree gchar *single_args = g_strdup_printf ("input-shape=1x3x12x72 "
+      "%s", common);
+  GstHarness *h = test_harness_for (test_make_clinfer (model, roi_args));
+  GstHarness *single = test_harness_for (test_make_clinfer (model,
+          single_args));
+  GstVideoInfo info;
+  GstBuffer *buf, *out;
+  GPtrArray *rois;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 96, 72);
+  test_set_video_caps (h, &info);
+  buf = test_make_frame (&info, 9);
+  for (i = 0; i < G_N_ELEMENTS (rects); i++)
+    gst_buffer_add_video_region_of_interest_meta (buf, "line", rects[i].x,
+        rects[i].y, rects[i].w, rects[i].h);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  rois = test_list_rois (out);
+  for (i = 0; i < G_N_ELEMENTS (rects); i++) {
+    const GstStructure *s = roi_tensor (g_ptr_array_index (rois, i));
+    const GValue *dims = gst_structure_get_value (s, "dims");
+    g_autoptr (GBytes) got = NULL;
+    GstVideoInfo crop_info;
+    GBytes *want;
+    GstBuffer *crop;
+    const gfloat *v;
+    gsize k;
+    guint own;
+    Rect r;
+
+    fail_unless_equals_int64 (g_value_get_int64 (gst_value_array_get_value
+            (dims, 3)), 72);
+    fail_unless (gst_structure_get (s, "data", G_TYPE_BYTES, &got, NULL));
+    crop = copy_crop (buf, &info, &rects[i], &crop_info, &r);
+    want = whole_frame_output (single, crop, &crop_info);
+    assert_close (want, got, 0.f, roi_args, i);
+    /* The padding is 0, not black ((0 - 128) / 64 = -2). */
+    own = (guint) ceil (12.0 * r.w / r.h - 1e-9);
+    v = g_bytes_get_data (got, NULL);
+    for (k = 0; k < 3 * 12 * 72; k++)
+      if (k % 72 >= own)
+        fail_unless (v[k] == 0.f, "region %u value %" G_GSIZE_FORMAT ": %g",
+            i, k, v[k]);
+    g_bytes_unref (want);
+  }
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  gst_harness_teardown (single);
+}
+
+GST_END_TEST;
+
 /* object-class keeps the regions of the types listed; the classification
  * decoder's result goes onto each of them and makes no new region. */
 GST_START_TEST (test_classes_and_classification)
@@ -394,6 +464,7 @@ clinfer_roi_suite (void)
   tcase_add_test (tc, test_crops_cpu);
   tcase_add_test (tc, test_crops_gpu);
   tcase_add_test (tc, test_many_regions_batched);
+  tcase_add_test (tc, test_fit_height_regions);
   tcase_add_test (tc, test_classes_and_classification);
   tcase_add_test (tc, test_detector_on_regions);
   tcase_add_test (tc, test_no_regions);

@@ -61,6 +61,7 @@ set_constant_args (OclPreprocess *self, GError **error)
   cl_float8 yuv = { {t->y_offset, t->y_scale, t->c_scale, t->rv, t->gu, t->gv,
           t->bu, 0} };
   cl_float4 mean = { {t->mean[0], t->mean[1], t->mean[2], 0} };
+  cl_float4 pad = { {t->pad[0], t->pad[1], t->pad[2], 0} };
   cl_float4 inv_scale = { {t->inv_scale[0], t->inv_scale[1],
           t->inv_scale[2], 0} };
   cl_int4 chan = { {(cl_int) t->channel_offset[0],
@@ -80,6 +81,7 @@ set_constant_args (OclPreprocess *self, GError **error)
   err |= clSetKernelArg (k, 14, sizeof (pixel_step), &pixel_step);
   err |= clSetKernelArg (k, 15, sizeof (channels), &channels);
   err |= clSetKernelArg (k, 16, sizeof (width), &width);
+  err |= clSetKernelArg (k, 19, sizeof (pad), &pad);
   return clinfer_ocl_check (err, "pre-processing: clSetKernelArg", error);
 }
 

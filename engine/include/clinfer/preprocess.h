@@ -64,11 +64,17 @@ typedef enum {
  *   ratio, centred, and pad the rest with black
  * @CLINFER_RESIZE_CROP: scale keeping the aspect ratio so the model input
  *   is filled, cutting the frame's centre out
+ * @CLINFER_RESIZE_FIT_HEIGHT: scale to the model's height keeping the
+ *   aspect ratio, from the left edge (width ceil (height x frame width /
+ *   frame height), squeezed to the model's width when wider); the rest of
+ *   the width is 0 in the model input (the mean, normalised): what text
+ *   recognisers (PP-OCR, CRNN) are trained with
  */
 typedef enum {
   CLINFER_RESIZE_STRETCH,
   CLINFER_RESIZE_LETTERBOX,
   CLINFER_RESIZE_CROP,
+  CLINFER_RESIZE_FIT_HEIGHT,
 } ClinferResizeMethod;
 
 typedef enum {

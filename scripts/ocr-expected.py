@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Expected text of tests/data/ocr/line*.png from RapidOCR itself.
+
+Usage: python3 scripts/ocr-expected.py
+(pip install rapidocr-onnxruntime opencv-python-headless pyclipper shapely)
+
+Runs RapidOCR's recogniser (PP-OCRv4 rec, the model the package ships;
+detection and direction classifier off: each image is one line) on every
+line image and writes tests/data/ocr/expected.txt, one line per image:
+
+    <file> <confidence> <text>
+
+tests/gst/test-ocr.py runs the clinfer element on the same images with the
+same model and compares.
+"""
+import glob
+import os
+
+import cv2
+from rapidocr_onnxruntime import RapidOCR
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+OUT = os.path.join(ROOT, "tests", "data", "ocr")
+
+
+def main():
+    engine = RapidOCR()
+    from importlib.metadata import version as package_version
+    version = package_version("rapidocr-onnxruntime")
+    lines = ["# RapidOCR %s, PP-OCRv4 rec, recogniser only: file confidence text" % version]
+    for path in sorted(glob.glob(os.path.join(OUT, "line*.png"))):
+        result, _ = engine(cv2.imread(path), use_det=False, use_cls=False, use_rec=True)
+        text, score = result[0]
+        lines.append("%s %.4f %s" % (os.path.basename(path), float(score), text))
+    with open(os.path.join(OUT, "expected.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

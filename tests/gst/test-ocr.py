@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""The clinfer element reading text with RapidOCR's recogniser.
+
+Runs PP-OCRv4 rec (the ONNX model of the PyPI package rapidocr-onnxruntime,
+found in any of the Python environments around; exit 77, a skip, without
+it) through the clinfer element with resize-method=fit-height,
+input-shape=?x3x48x? and decoder=ctc (the character list from the model's
+metadata), on tests/data/ocr:
+
+each line*.png as a whole frame, and compares with tests/data/ocr/expected.txt (RapidOCR itself, made by
+scripts/ocr-expected.py): the same text, byte for byte (a space RapidOCR
+reads before one line included), and a confidence within 0.05.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("CLINFER_SOURCE_ROOT",
+                      os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+DATA = os.path.join(ROOT, "tests", "data", "ocr")
+FIND = ("import importlib.util as u; s = u.find_spec('rapidocr_onnxruntime'); "
+        "print(s.submodule_search_locations[0] if s else '')")
+
+
+def find_model():
+    """PP-OCRv4 rec from an installed rapidocr-onnxruntime, or None."""
+    for python in (sys.executable, "python3", "/usr/bin/python3",
+                   os.path.join(ROOT, ".venv", "bin", "python3")):
+        try:
+            out = subprocess.run([python, "-c", FIND], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, universal_newlines=True)
+        except OSError:
+            continue
+        path = os.path.join(out.stdout.strip(), "models", "ch_PP-OCRv4_rec_infer.onnx")
+        if out.returncode == 0 and out.stdout.strip() and os.path.exists(path):
+            return path
+    return None
+
+
+def run(pipeline, out):
+    env = dict(os.environ)
+    if os.environ.get("CLINFER_TEST_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["CLINFER_TEST_PRELOAD"]
+        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    proc = subprocess.run(["gst-launch-1.0", "-q"] + pipeline.split()
+                          + ["!", "clinfermetaconvert", "post-messages=false",
+                             "location=" + out, "!", "fakesink"],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, env=env)
+    if proc.returncode != 0:
+        sys.exit("gst-launch-1.0 failed: %s\n%s" % (pipeline, proc.stdout[-3000:]))
+    with open(out) as f:
+        return json.loads(f.readline())
+
+
+def compare(what, got_text, got_conf, want_text, want_conf):
+    if got_text != want_text:
+        sys.exit("%s: read %r, RapidOCR %r" % (what, got_text, want_text))
+    if abs(got_conf - want_conf) > 0.05:
+        sys.exit("%s: confidence %.4f, RapidOCR %.4f" % (what, got_conf, want_conf))
+    print("%s: %r %.4f (RapidOCR %.4f)" % (what, got_text, got_conf, want_conf))
+
+
+def main():
+    model = find_model()
+    if model is None:
+        print("rapidocr-onnxruntime (pip) not found: skipped")
+        return 77
+    expected = []
+    with open(os.path.join(DATA, "expected.txt")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, conf, text = line.rstrip("\n").split(" ", 2)
+            expected.append((name, float(conf), text))
+    rec = ("clinfer model=%s input-shape=?x3x48x? resize-method=fit-height decoder=ctc"
+           % model)
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, conf, text in expected:
+            frame = run("filesrc location=%s ! pngdec ! videoconvert ! imagefreeze "
+                        "num-buffers=1 ! %s" % (os.path.join(DATA, name), rec),
+                        os.path.join(tmp, name + ".jsonl"))
+            regions = frame["regions"]
+            if len(regions) != 1:
+                sys.exit("%s: %d regions" % (name, len(regions)))
+            compare(name, regions[0].get("text"), regions[0].get("confidence", 0),
+                    text, conf)
+
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
