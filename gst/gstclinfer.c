@@ -265,6 +265,10 @@ gst_clinfer_decoder_type_get_type (void)
     {GST_CLINFER_DECODER_CTC,
           "Text of a recogniser's [1,T,C] output (greedy CTC, labels-file the "
           "characters): a \"text\" structure", "ctc"},
+    {GST_CLINFER_DECODER_TEXT_DETECTION,
+          "Text lines of a DB detector's [1,1,H,W] probability map (PP-OCR): "
+          "\"text\" regions with their rotated box's four corners",
+        "text-detection"},
     {0, NULL, NULL},
   };
 
@@ -1124,7 +1128,8 @@ fit_height_width (gint64 width, gint64 height, gint64 model_height)
  * the end: NHWC); dynamic height/width take the frame's. */
 static gboolean
 input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
-    gint64 batch, ClinferPreprocessConfig * cfg)
+    const GstClinferDecoder * decoder, gint64 batch,
+    ClinferPreprocessConfig * cfg)
 {
   const int64_t *d = info->shape.dims;
   gint64 c, h, w;
@@ -1144,6 +1149,10 @@ input_geometry (const ClinferPortInfo * info, const GstVideoInfo * vinfo,
   } else {
     return FALSE;
   }
+  if (h == CLINFER_DIM_DYNAMIC && w == CLINFER_DIM_DYNAMIC && decoder != NULL
+      && decoder->model_size != NULL)
+    decoder->model_size (GST_VIDEO_INFO_WIDTH (vinfo),
+        GST_VIDEO_INFO_HEIGHT (vinfo), &w, &h);
   if (h == CLINFER_DIM_DYNAMIC)
     h = GST_VIDEO_INFO_HEIGHT (vinfo);
   if (w == CLINFER_DIM_DYNAMIC && cfg->resize == CLINFER_RESIZE_FIT_HEIGHT)
@@ -1242,7 +1251,8 @@ gst_clinfer_configure (GstClinfer * self)
     goto no_such_input;
   self->input_index = (guint) index;
   clinfer_compiled_get_input (compiled, self->input_index, &info);
-  if (!input_geometry (&info, &self->vinfo,
+  self->decoder_impl = gst_clinfer_decoder_get (decoder);
+  if (!input_geometry (&info, &self->vinfo, self->decoder_impl,
           self->shared->settings.batch_size, &cfg))
     goto not_video_input;
   cfg.type = info.type;
@@ -1251,7 +1261,6 @@ gst_clinfer_configure (GstClinfer * self)
     goto unsupported_type;
 
   /* Normalisation: property, else model metadata, else decoder family. */
-  self->decoder_impl = gst_clinfer_decoder_get (decoder);
   cfg.mean[0] = cfg.mean[1] = cfg.mean[2] = 0.f;
   cfg.scale[0] = cfg.scale[1] = cfg.scale[2] = 1.f;
   meta_mean = clinfer_model_get_metadata (self->shared->model,
@@ -1259,8 +1268,8 @@ gst_clinfer_configure (GstClinfer * self)
   meta_scale = clinfer_model_get_metadata (self->shared->model,
       METADATA_SCALE_VALUES);
   if (self->decoder_impl != NULL && self->decoder_impl->has_norm) {
-    cfg.mean[0] = cfg.mean[1] = cfg.mean[2] = self->decoder_impl->mean;
-    cfg.scale[0] = cfg.scale[1] = cfg.scale[2] = self->decoder_impl->scale;
+    memcpy (cfg.mean, self->decoder_impl->mean, sizeof (cfg.mean));
+    memcpy (cfg.scale, self->decoder_impl->scale, sizeof (cfg.scale));
   }
   /* An empty string is the same as unset. */
   if (mean != NULL && *mean == '\0')

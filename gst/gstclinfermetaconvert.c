@@ -391,7 +391,7 @@ static JsonObject *
 region_to_json (GstVideoRegionOfInterestMeta * roi, gboolean tensors)
 {
   static const gchar *const detection_fields[] = { "label", "label_id",
-    "confidence", "object_id", "keypoints", NULL
+    "confidence", "object_id", "keypoints", "points", NULL
   };
   static const gchar *const class_fields[] = { "label", "label_id",
     "confidence", NULL
@@ -424,12 +424,13 @@ region_to_json (GstVideoRegionOfInterestMeta * roi, gboolean tensors)
       if (v != NULL && !json_object_has_member (o, "object_id"))
         json_object_set_member (o, "object_id", value_to_json (v));
     } else if (gst_structure_has_name (s, "text")) {
-      /* The text's confidence when the region has none of its own. */
-      static const gchar *const text_fields[] = { "text", "confidence",
-        NULL
-      };
+      const GValue *v = gst_structure_get_value (s, "confidence");
 
-      copy_fields (o, s, text_fields);
+      copy_fields (o, s, (const gchar *[]) {
+          "text", NULL});
+      /* Beside the region's own (a text detector's) confidence. */
+      if (v != NULL && !json_object_has_member (o, "text_confidence"))
+        json_object_set_member (o, "text_confidence", value_to_json (v));
     } else if (tensors && gst_structure_has_name (s, "tensor")) {
       JsonObject *t = region_tensor_to_json (s);
 

@@ -164,6 +164,17 @@ def ctc_synthetic():
         f.write('a\nb\nc\n')
 
 
+def textdet_synthetic():
+    """A DB text detector's [1, 1, 32, 64] map (64x32 input): a line of
+    probability 0.9 at x 8-31, y 4-11 (kept), a faint one (0.4: in the mask,
+    scoring under 0.5) and a 2x2 speck (too small)."""
+    m = np.zeros((1, 1, 32, 64), np.float32)
+    m[0, 0, 4:12, 8:32] = 0.9
+    m[0, 0, 20:26, 40:50] = 0.4
+    m[0, 0, 2:4, 56:58] = 0.9
+    constant_outputs('textdet-synthetic.onnx', [1, 3, 32, 64], [('maps', m)])
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     identity('identity-nchw-f32.onnx', [1, 3, 12, 16])
@@ -209,6 +220,7 @@ def main():
     blazeface_synthetic()
     yolo_synthetic()
     ctc_synthetic()
+    textdet_synthetic()
     with open(os.path.join(OUT, 'labels.txt'), 'w') as f:
         f.write('background\nperson\ncar\n')
 

@@ -10,6 +10,11 @@ line image and writes tests/data/ocr/expected.txt, one line per image:
 
     <file> <confidence> <text>
 
+and the whole pipeline (detector + recogniser) on page.png into
+page-expected.txt, one line per text line found, top to bottom:
+
+    <x> <y> <w> <h> <confidence> <text>
+
 tests/gst/test-ocr.py runs the clinfer element on the same images with the
 same model and compares.
 """
@@ -35,6 +40,21 @@ def main():
     with open(os.path.join(OUT, "expected.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+    # The page through the whole pipeline (detector + recogniser): each
+    # line's box (the bounds of the detector's four corners) and text.
+    page = ["# RapidOCR %s, PP-OCRv4 det + rec on page.png: x y w h confidence text"
+            % version]
+    result, _ = engine(cv2.imread(os.path.join(OUT, "page.png")), use_det=True,
+                       use_cls=False, use_rec=True)
+    for box, text, score in sorted(result, key=lambda r: r[0][0][1]):
+        xs = [p[0] for p in box]
+        ys = [p[1] for p in box]
+        page.append("%d %d %d %d %.4f %s" % (min(xs), min(ys), max(xs) - min(xs),
+                                             max(ys) - min(ys), float(score), text))
+    with open(os.path.join(OUT, "page-expected.txt"), "w") as f:
+        f.write("\n".join(page) + "\n")
+    print("\n".join(page))
 
 
 if __name__ == "__main__":

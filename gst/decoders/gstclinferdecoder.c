@@ -11,20 +11,31 @@
 
 #include <math.h>
 
+#define NORM(m, s) {m, m, m}, {s, s, s}
+
 static const GstClinferDecoder decoders[] = {
-  {GST_CLINFER_DECODER_BLAZEFACE, "blazeface", TRUE, 127.5f, 127.5f,
-      gst_clinfer_blazeface_check, gst_clinfer_blazeface_decode},
-  {GST_CLINFER_DECODER_SSD, "ssd", FALSE, 0.f, 1.f,
+  {GST_CLINFER_DECODER_BLAZEFACE, "blazeface", TRUE, NORM (127.5f, 127.5f),
+      NULL, gst_clinfer_blazeface_check, gst_clinfer_blazeface_decode},
+  {GST_CLINFER_DECODER_SSD, "ssd", FALSE, NORM (0.f, 1.f), NULL,
       gst_clinfer_ssd_check, gst_clinfer_ssd_decode},
-  {GST_CLINFER_DECODER_CLASSIFICATION, "classification", FALSE, 0.f, 1.f,
-      gst_clinfer_classification_check, gst_clinfer_classification_decode},
+  {GST_CLINFER_DECODER_CLASSIFICATION, "classification", FALSE,
+        NORM (0.f, 1.f), NULL, gst_clinfer_classification_check,
+      gst_clinfer_classification_decode},
   /* Ultralytics exports take RGB in 0..1. */
-  {GST_CLINFER_DECODER_YOLO, "yolo", TRUE, 0.f, 255.f,
+  {GST_CLINFER_DECODER_YOLO, "yolo", TRUE, NORM (0.f, 255.f), NULL,
       gst_clinfer_yolo_check, gst_clinfer_yolo_decode},
   /* PP-OCR's recogniser: (x / 255 - 0.5) / 0.5. */
-  {GST_CLINFER_DECODER_CTC, "ctc", TRUE, 127.5f, 127.5f,
+  {GST_CLINFER_DECODER_CTC, "ctc", TRUE, NORM (127.5f, 127.5f), NULL,
       gst_clinfer_ctc_check, gst_clinfer_ctc_decode},
+  /* PP-OCR's detector: ImageNet's mean and deviation, times 255. */
+  {GST_CLINFER_DECODER_TEXT_DETECTION, "text-detection", TRUE,
+        {123.675f, 116.28f, 103.53f}, {58.395f, 57.12f, 57.375f},
+        gst_clinfer_textdet_model_size, gst_clinfer_textdet_check,
+      gst_clinfer_textdet_decode},
 };
+
+#undef NORM
+
 
 const GstClinferDecoder *
 gst_clinfer_decoder_get (GstClinferDecoderType type)

@@ -27,6 +27,7 @@ G_BEGIN_DECLS
  * @GST_CLINFER_DECODER_CLASSIFICATION: top-1 class of a classifier
  * @GST_CLINFER_DECODER_YOLO: YOLOv5/v7 or YOLOv8/v11 detection output
  * @GST_CLINFER_DECODER_CTC: greedy CTC text of a text recogniser
+ * @GST_CLINFER_DECODER_TEXT_DETECTION: DB text probability map (PP-OCR)
  */
 typedef enum
 {
@@ -36,6 +37,7 @@ typedef enum
   GST_CLINFER_DECODER_CLASSIFICATION,
   GST_CLINFER_DECODER_YOLO,
   GST_CLINFER_DECODER_CTC,
+  GST_CLINFER_DECODER_TEXT_DETECTION,
 } GstClinferDecoderType;
 
 /* Everything a decoder needs for one frame. */
@@ -64,7 +66,11 @@ typedef struct
   /* Normalisation of the model family, used when neither the properties
    * nor the model metadata give one (has_norm FALSE: none). */
   gboolean has_norm;
-  gfloat mean, scale;
+  gfloat mean[3], scale[3];     /* per model channel */
+  /* For a model input of dynamic height and width: the size to use for a
+   * @frame_width x @frame_height frame (NULL: the frame's). */
+  void (*model_size) (gint frame_width, gint frame_height, gint64 * width,
+      gint64 * height);
   /* Checks the outputs (static shapes only) once the model is compiled,
    * so a mismatch is reported before the first frame; may be NULL. */
   gboolean (*check) (ClinferCompiled * compiled, GError ** error);
@@ -123,6 +129,12 @@ gboolean gst_clinfer_classification_decode (const GstClinferDecodeContext * ctx,
 gboolean gst_clinfer_ctc_check (ClinferCompiled * compiled, GError ** error);
 gboolean gst_clinfer_ctc_decode (const GstClinferDecodeContext * ctx,
     GError ** error);
+gboolean gst_clinfer_textdet_check (ClinferCompiled * compiled,
+    GError ** error);
+gboolean gst_clinfer_textdet_decode (const GstClinferDecodeContext * ctx,
+    GError ** error);
+void gst_clinfer_textdet_model_size (gint frame_width, gint frame_height,
+    gint64 * width, gint64 * height);
 gboolean gst_clinfer_yolo_check (ClinferCompiled * compiled, GError ** error);
 gboolean gst_clinfer_yolo_decode (const GstClinferDecodeContext * ctx,
     GError ** error);

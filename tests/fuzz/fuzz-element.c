@@ -34,7 +34,8 @@ static const char *const model_names[] = {
   "classification-logits.onnx", "rank2.onnx", "multi-input.onnx",
   /* Batch dimension dynamic: batch-size reaches the batcher. */
   "../dynamic/conv-batch.onnx",
-  "yolov5-synthetic.onnx", "yolov8-synthetic.onnx",
+  "yolov5-synthetic.onnx", "yolov8-synthetic.onnx", "ctc-synthetic.onnx",
+  "textdet-synthetic.onnx",
 };
 
 static const GstVideoFormat formats[] = {
@@ -126,7 +127,7 @@ fuzz_one (const guint8 *data, gsize size, GError **error)
   gint width, height;
   const char *resize[] = { "stretch", "letterbox", "crop", "fit-height" };
   const char *decoder[] = { "none", "blazeface", "ssd", "classification",
-    "yolo", "ctc"
+    "yolo", "ctc", "text-detection"
   };
 
   if (labels_path == NULL)

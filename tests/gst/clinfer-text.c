@@ -122,6 +122,56 @@ GST_START_TEST (test_labels_needed)
 
 GST_END_TEST;
 
+/* decoder=text-detection on textdet-synthetic.onnx (64x32 input, a
+ * 128x64 frame): the line at x 8-31, y 4-11 of the map, dilated to 8-32,
+ * 4-12, scores (24 x 8 x 0.9) / (25 x 9) = 0.768 and grows by 24 x 8 x
+ * 1.6 / 64 = 4.8 a side: (3.2, -0.8)-(36.8, 16.8), twice that in the
+ * frame, clipped: x 6, y 0, w 68, h 34, its four corners in "points";
+ * the faint line and the speck give nothing; threshold 0.8 drops it. */
+GST_START_TEST (test_text_detection)
+{
+  GstHarness *h = test_harness_for (test_make_clinfer
+      ("textdet-synthetic.onnx", "decoder=text-detection"));
+  GstBuffer *out = test_push_frame (h, 128, 64);
+  GPtrArray *rois = test_list_rois (out);
+  GstVideoRegionOfInterestMeta *roi;
+  GstStructure *s;
+  const GValue *points;
+  gdouble confidence = 0;
+  static const gdouble corners[8] = { 6, 0, 74, 0, 74, 34, 6, 34 };
+  guint k;
+
+  fail_unless_equals_int (rois->len, 1);
+  roi = g_ptr_array_index (rois, 0);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "text");
+  fail_unless_equals_int (roi->x, 6);
+  fail_unless_equals_int (roi->y, 0);
+  fail_unless_equals_int (roi->w, 68);
+  fail_unless_equals_int (roi->h, 34);
+  s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  fail_unless (gst_structure_get_double (s, "confidence", &confidence));
+  fail_unless (fabs (confidence - 0.768) < 1e-4, "%g", confidence);
+  points = gst_structure_get_value (s, "points");
+  fail_unless_equals_int (gst_value_array_get_size (points), 8);
+  for (k = 0; k < 8; k++)
+    fail_unless (g_value_get_double (gst_value_array_get_value (points, k))
+        == corners[k], "corner value %u", k);
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = test_harness_for (test_make_clinfer ("textdet-synthetic.onnx",
+          "decoder=text-detection threshold=0.8"));
+  out = test_push_frame (h, 128, 64);
+  rois = test_list_rois (out);
+  fail_unless_equals_int (rois->len, 0);
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 clinfer_text_suite (void)
 {
@@ -133,6 +183,7 @@ clinfer_text_suite (void)
   tcase_add_test (tc, test_on_regions);
   tcase_add_test (tc, test_threshold);
   tcase_add_test (tc, test_labels_needed);
+  tcase_add_test (tc, test_text_detection);
   return s;
 }
 

@@ -160,6 +160,8 @@ GST_START_TEST (test_regions_and_tensors)
       json_object_get_int_member (face, "id"));
   fail_unless_equals_string (json_object_get_string_member (plate, "text"),
       "AB 123");
+  fail_unless (json_object_get_double_member (plate, "text_confidence")
+      == 0.9);
   /* A region without a detection takes its classification's label: the
    * plate has none, so no label. */
   fail_unless (!json_object_has_member (plate, "label"));

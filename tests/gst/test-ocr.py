@@ -9,7 +9,11 @@ metadata), on tests/data/ocr:
 
 each line*.png as a whole frame, and compares with tests/data/ocr/expected.txt (RapidOCR itself, made by
 scripts/ocr-expected.py): the same text, byte for byte (a space RapidOCR
-reads before one line included), and a confidence within 0.05.
+reads before one line included), and a confidence within 0.05. Then page.png through PP-OCRv4 det
+(decoder=text-detection) and rec on the regions it finds, against
+page-expected.txt (RapidOCR's whole pipeline): the same lines, boxes
+within 3 pixels, the same characters (spaces may differ, see
+docs/pipelines.md).
 """
 import json
 import os
@@ -85,8 +89,33 @@ def main():
             regions = frame["regions"]
             if len(regions) != 1:
                 sys.exit("%s: %d regions" % (name, len(regions)))
-            compare(name, regions[0].get("text"), regions[0].get("confidence", 0),
+            compare(name, regions[0].get("text"), regions[0].get("text_confidence", 0),
                     text, conf)
+
+        # The page: PP-OCRv4 det finds the lines, rec reads each region.
+        det = model.replace("ch_PP-OCRv4_rec_infer.onnx", "ch_PP-OCRv4_det_infer.onnx")
+        frame = run("filesrc location=%s ! pngdec ! videoconvert ! imagefreeze "
+                    "num-buffers=1 ! clinfer model=%s decoder=text-detection "
+                    "reverse-channels=true ! %s inference-region=roi-list "
+                    "object-class=text reverse-channels=true"
+                    % (os.path.join(DATA, "page.png"), det, rec),
+                    os.path.join(tmp, "page.jsonl"))
+        lines = [r for r in frame["regions"] if r["type"] == "text"]
+        with open(os.path.join(DATA, "page-expected.txt")) as f:
+            page = [line.rstrip("\n").split(" ", 5) for line in f
+                    if line.strip() and not line.startswith("#")]
+        if len(lines) != len(page):
+            sys.exit("page: %d lines found, RapidOCR %d" % (len(lines), len(page)))
+        for r, (x, y, w, h, conf, text) in zip(sorted(lines, key=lambda r: r["y"]), page):
+            box = (r["x"], r["y"], r["w"], r["h"])
+            want = tuple(int(v) for v in (x, y, w, h))
+            if any(abs(a - b) > 3 for a, b in zip(box, want)):
+                sys.exit("page: box %s, RapidOCR %s" % (box, want))
+            # The same characters; a space may differ: RapidOCR warps the
+            # detector's rotated box upright, clinfer crops its bounds.
+            if (r.get("text") or "").replace(" ", "") != text.replace(" ", ""):
+                sys.exit("page: read %r at %s, RapidOCR %r" % (r.get("text"), box, text))
+            print("page %s: %r (RapidOCR %s %r)" % (box, r.get("text"), want, text))
 
     return 0
 
