@@ -24,6 +24,9 @@ PACKAGES=(
   gstreamer1.0-plugins-good gstreamer1.0-tools libcairo2-dev
   # clinfermetaconvert's JSON (json-glib) and its schema test (jsonschema)
   libjson-glib-dev python3-jsonschema
+  # the tensor meta's GObject introspection and the Python example's test
+  gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
+  gir1.2-gst-plugins-base-1.0
   # tests: ONNX backend node tests, fixture scripts and golden checks, leak checks
   libonnx-testdata python3 python3-numpy python3-onnx valgrind
   # the OpenVINO tests (tests/ir) pip-install openvino into a venv they make

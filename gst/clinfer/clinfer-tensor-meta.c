@@ -349,3 +349,32 @@ gst_clinfer_tensor_get_value (const GstClinferTensor * tensor, gsize index)
   }
 #undef VALUE_OF
 }
+
+GstClinferTensorMeta *
+gst_clinfer_buffer_get_tensor_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+  return gst_buffer_get_clinfer_tensor_meta (buffer);
+}
+
+const gchar *
+gst_clinfer_tensor_get_name (const GstClinferTensor * tensor)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+  return tensor->name;
+}
+
+const gint64 *
+gst_clinfer_tensor_get_dims (const GstClinferTensor * tensor, guint * n_dims)
+{
+  g_return_val_if_fail (tensor != NULL && n_dims != NULL, NULL);
+  *n_dims = tensor->n_dims;
+  return tensor->dims;
+}
+
+GBytes *
+gst_clinfer_tensor_get_bytes (const GstClinferTensor * tensor)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+  return tensor->data;
+}

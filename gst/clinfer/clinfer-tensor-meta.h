@@ -99,6 +99,17 @@ const GstMetaInfo *gst_clinfer_tensor_meta_get_info (void);
 #define gst_buffer_get_clinfer_tensor_meta(b) \
   ((GstClinferTensorMeta *) gst_buffer_get_meta ((b), GST_CLINFER_TENSOR_META_API_TYPE))
 
+/**
+ * gst_clinfer_buffer_get_tensor_meta:
+ * @buffer: a buffer
+ *
+ * The function behind gst_buffer_get_clinfer_tensor_meta(), for language
+ * bindings (GObject introspection: GstClinfer.buffer_get_tensor_meta()).
+ *
+ * Returns: (transfer none) (nullable): the first tensor meta on @buffer
+ */
+GstClinferTensorMeta *gst_clinfer_buffer_get_tensor_meta (GstBuffer * buffer);
+
 /* (transfer none) Adds an empty tensor meta for @model_name to the writable
  * @buffer; fill it with gst_clinfer_tensor_meta_add_tensor(). */
 GstClinferTensorMeta *gst_buffer_add_clinfer_tensor_meta (GstBuffer * buffer,
@@ -124,6 +135,30 @@ const GstClinferTensor *gst_clinfer_tensor_meta_get_tensor_by_name (const GstCli
  * their size in bytes. */
 gconstpointer gst_clinfer_tensor_get_data (const GstClinferTensor * tensor,
     gsize * size);
+/**
+ * gst_clinfer_tensor_get_name:
+ * @tensor: a tensor
+ *
+ * Returns: (transfer none): the output's name in the model
+ */
+const gchar *gst_clinfer_tensor_get_name (const GstClinferTensor * tensor);
+/**
+ * gst_clinfer_tensor_get_dims:
+ * @tensor: a tensor
+ * @n_dims: (out): number of dimensions
+ *
+ * Returns: (transfer none) (array length=n_dims): the extents, outermost
+ *   first
+ */
+const gint64 *gst_clinfer_tensor_get_dims (const GstClinferTensor * tensor,
+    guint * n_dims);
+/**
+ * gst_clinfer_tensor_get_bytes:
+ * @tensor: a tensor
+ *
+ * Returns: (transfer none): the elements, row-major, in host byte order
+ */
+GBytes *gst_clinfer_tensor_get_bytes (const GstClinferTensor * tensor);
 /* Number of elements (product of the dims; 1 for a scalar). */
 gsize gst_clinfer_tensor_get_n_elements (const GstClinferTensor * tensor);
 /* Element @index (row-major) as a double: every data type converts (f16 and
