@@ -79,6 +79,7 @@ enum
   PROP_INPUT_SHAPE,
   PROP_INFERENCE_REGION,
   PROP_OBJECT_CLASS,
+  PROP_TURN_LABEL,
   PROP_MODEL_INSTANCE_ID,
   PROP_CUSTOM_LIB,
   PROP_SILENT,
@@ -114,6 +115,10 @@ enum
 #define DEFAULT_PROP_INPUT_SHAPE NULL
 #define DEFAULT_PROP_INFERENCE_REGION GST_CLINFER_REGION_FULL_FRAME
 #define DEFAULT_PROP_OBJECT_CLASS NULL
+#define DEFAULT_PROP_TURN_LABEL NULL
+/* turn-label: the classification's least confidence (PaddleOCR's
+ * cls_thresh). */
+#define TURN_CONFIDENCE 0.9
 /* Regions inferred in one request when the model's batch is dynamic. */
 #define MAX_REGION_BATCH 64
 /* The widest input fit-height makes of a dynamic width (a 48-pixel high
@@ -419,6 +424,14 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "batch dimension is dynamic. Applied like model",
       GST_TYPE_CLINFER_INFERENCE_REGION, DEFAULT_PROP_INFERENCE_REGION,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  properties[PROP_TURN_LABEL] = g_param_spec_string ("turn-label",
+      "Turn label",
+      "With inference-region=roi-list: a region that a classifier upstream "
+      "labelled this (a \"classification\" structure, confidence 0.9 or "
+      "more) is turned half a turn before inference: \"180\" with PP-OCR's "
+      "direction classifier, for text lines upside down. NULL: never",
+      DEFAULT_PROP_TURN_LABEL,
+      G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_OBJECT_CLASS] = g_param_spec_string ("object-class",
       "Object class",
       "With inference-region=roi-list: only regions of these types "
@@ -526,6 +539,7 @@ gst_clinfer_finalize (GObject * object)
   g_free (self->input_name);
   g_free (self->input_shape);
   g_free (self->object_class);
+  g_free (self->turn_label);
   g_free (self->model_instance_id);
   g_free (self->custom_lib);
   g_free (self->last_message);
@@ -650,6 +664,10 @@ gst_clinfer_set_property (GObject * object, guint prop_id,
       g_free (self->object_class);
       self->object_class = g_value_dup_string (value);
       break;
+    case PROP_TURN_LABEL:
+      g_free (self->turn_label);
+      self->turn_label = g_value_dup_string (value);
+      break;
     case PROP_SILENT:
       self->silent = g_value_get_boolean (value);
       break;
@@ -733,6 +751,9 @@ gst_clinfer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_OBJECT_CLASS:
       g_value_set_string (value, self->object_class);
+      break;
+    case PROP_TURN_LABEL:
+      g_value_set_string (value, self->turn_label);
       break;
     case PROP_MODEL_INSTANCE_ID:
       g_value_set_string (value, self->model_instance_id);
@@ -2006,6 +2027,26 @@ typedef struct
   ClinferPreprocess *pp;
 } GstClinferRegion;
 
+/* Whether a classification on @roi says @label (turn-label) with enough
+ * confidence. */
+static gboolean
+region_turned (GstVideoRegionOfInterestMeta * roi, const gchar * label)
+{
+  GList *l;
+
+  for (l = roi->params; label != NULL && l != NULL; l = l->next) {
+    const GstStructure *s = l->data;
+    gdouble confidence = 0;
+
+    if (gst_structure_has_name (s, "classification")
+        && g_strcmp0 (gst_structure_get_string (s, "label"), label) == 0
+        && gst_structure_get_double (s, "confidence", &confidence)
+        && confidence >= TURN_CONFIDENCE)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 /* Whether @roi is one of the object-class types (@classes NULL: any). */
 static gboolean
 region_wanted (GstVideoRegionOfInterestMeta * roi, gchar ** classes)
@@ -2103,6 +2144,7 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
   ClinferCompiled *compiled = self->shared->compiled;
   GstClinferSlot *slot = &self->slots[0];
   g_auto (GStrv) classes = NULL;
+  g_autofree gchar *turn_label = NULL;
   g_autoptr (GArray) regions = NULL;
   GstVideoRegionOfInterestMeta *roi;
   gpointer state = NULL;
@@ -2115,6 +2157,8 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   if (self->object_class != NULL && *self->object_class != '\0')
     classes = g_strsplit (self->object_class, ",", -1);
+  if (self->turn_label != NULL && *self->turn_label != '\0')
+    turn_label = g_strdup (self->turn_label);
   GST_OBJECT_UNLOCK (self);
 
   /* The regions first: results may add more (a detector on regions). */
@@ -2172,9 +2216,12 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
     for (k = first; k < first + count && ok; k++) {
       GstClinferRegion *r = &g_array_index (regions, GstClinferRegion, k);
 
+      ClinferPreprocessConfig rcfg = cfg;
+
       if (r->roi == NULL)
         continue;
-      r->pp = clinfer_preprocess_new (compiled, &r->info, &cfg, &err);
+      rcfg.rotate_180 = region_turned (r->roi, turn_label);
+      r->pp = clinfer_preprocess_new (compiled, &r->info, &rcfg, &err);
       ok = r->pp != NULL && (m > 0
           || clinfer_preprocess_new_batch_input (r->pp, count, &input,
               &remote_input, &err))

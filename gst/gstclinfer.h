@@ -88,6 +88,7 @@ struct _GstClinfer
   gchar *input_shape;
   GstClinferInferenceRegion inference_region;
   gchar *object_class;
+  gchar *turn_label;
   gchar *model_instance_id;
   gchar *custom_lib;
   gboolean silent;

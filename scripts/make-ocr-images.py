@@ -5,8 +5,9 @@ Usage: python3 scripts/make-ocr-images.py    (needs Pillow, pip install pillow,
 and the DejaVu Sans font of Debian's fonts-dejavu-core)
 
 Each line is black DejaVu Sans on white, drawn here (so the images are the
-project's own, CC0); page.png holds every line, one under another, and
-page-boxes.txt their boxes (x y w h per line) for the tests' regions.
+project's own, CC0); page.png holds every line, one under another,
+page-upside-down.png the same page turned half a turn, and page-boxes.txt
+the lines' boxes (x y w h per line).
 Deterministic for a given Pillow and font.
 """
 import os
@@ -38,6 +39,7 @@ def main():
         page.paste(im, (x, y))
         boxes.append("%d %d %d %d" % (x, y, im.width, im.height))
     page.save(os.path.join(OUT, "page.png"))
+    page.rotate(180).save(os.path.join(OUT, "page-upside-down.png"))
     with open(os.path.join(OUT, "page-boxes.txt"), "w") as f:
         f.write("\n".join(boxes) + "\n")
     print("wrote %d lines and page.png to %s" % (len(LINES), OUT))

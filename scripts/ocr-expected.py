@@ -11,7 +11,9 @@ line image and writes tests/data/ocr/expected.txt, one line per image:
     <file> <confidence> <text>
 
 and the whole pipeline (detector + recogniser) on page.png into
-page-expected.txt, one line per text line found, top to bottom:
+page-expected.txt, and with the direction classifier on
+page-upside-down.png into page-upside-down-expected.txt, one line per text
+line found, top to bottom:
 
     <x> <y> <w> <h> <confidence> <text>
 
@@ -41,20 +43,22 @@ def main():
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
-    # The page through the whole pipeline (detector + recogniser): each
-    # line's box (the bounds of the detector's four corners) and text.
-    page = ["# RapidOCR %s, PP-OCRv4 det + rec on page.png: x y w h confidence text"
-            % version]
-    result, _ = engine(cv2.imread(os.path.join(OUT, "page.png")), use_det=True,
-                       use_cls=False, use_rec=True)
-    for box, text, score in sorted(result, key=lambda r: r[0][0][1]):
-        xs = [p[0] for p in box]
-        ys = [p[1] for p in box]
-        page.append("%d %d %d %d %.4f %s" % (min(xs), min(ys), max(xs) - min(xs),
-                                             max(ys) - min(ys), float(score), text))
-    with open(os.path.join(OUT, "page-expected.txt"), "w") as f:
-        f.write("\n".join(page) + "\n")
-    print("\n".join(page))
+    # The pages through the whole pipeline: each line's box (the bounds of
+    # the detector's four corners) and text; the upside-down page with the
+    # direction classifier.
+    for name, cls in (("page", False), ("page-upside-down", True)):
+        page = ["# RapidOCR %s, PP-OCRv4 det%s + rec on %s.png: x y w h confidence text"
+                % (version, " + cls" if cls else "", name)]
+        result, _ = engine(cv2.imread(os.path.join(OUT, name + ".png")), use_det=True,
+                           use_cls=cls, use_rec=True)
+        for box, text, score in sorted(result, key=lambda r: r[0][0][1]):
+            xs = [p[0] for p in box]
+            ys = [p[1] for p in box]
+            page.append("%d %d %d %d %.4f %s" % (min(xs), min(ys), max(xs) - min(xs),
+                                                 max(ys) - min(ys), float(score), text))
+        with open(os.path.join(OUT, name + "-expected.txt"), "w") as f:
+            f.write("\n".join(page) + "\n")
+        print("\n".join(page))
 
 
 if __name__ == "__main__":

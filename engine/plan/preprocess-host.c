@@ -22,7 +22,7 @@
 
 static ClinferPreprocessTap *
 make_taps (gint n, gint dst_start, gint dst_len, gdouble src_start,
-    gdouble src_len, gint src_size)
+    gdouble src_len, gint src_size, gboolean mirror)
 {
   ClinferPreprocessTap *taps = g_new (ClinferPreprocessTap, n);
   gdouble ratio = src_len / dst_len;
@@ -39,6 +39,9 @@ make_taps (gint n, gint dst_start, gint dst_len, gdouble src_start,
     /* Half-pixel centres (ONNX Resize "half_pixel", OpenCV INTER_LINEAR),
      * clamped to the frame. */
     s = src_start + (i + 0.5 - dst_start) * ratio - 0.5;
+    /* Mirrored within the source rectangle (half a turn: both axes). */
+    if (mirror)
+      s = 2 * src_start + src_len - 1 - s;
     s = CLAMP (s, 0.0, (gdouble) (src_size - 1));
     fl = floor (s);
     taps[i].i0 = (gint) fl;
@@ -190,7 +193,9 @@ setup_simd (ClinferPreprocessHost * self)
   gint64 row_bytes = (gint64) frame_w * self->pixel_stride;
   gint64 chroma_bytes = (gint64) ((frame_w + 1) / 2) * cps;
 
-  if (cfg->channels != 3 || self->isa < CLINFER_CPU_ISA_AVX2)
+  /* Turned frames read their rows backwards: the portable rows. */
+  if (cfg->channels != 3 || self->isa < CLINFER_CPU_ISA_AVX2
+      || cfg->rotate_180)
     return;
   self->x_offset = g_new0 (gint32, w);
   self->c_offset = g_new0 (gint32, w);
@@ -471,9 +476,9 @@ clinfer_preprocess_host_new (const ClinferFrameInfo * info,
   }
 
   self->xtaps = make_taps (config->width, g->dst_x, g->dst_w, g->src_x,
-      g->src_w, g->frame_width);
+      g->src_w, g->frame_width, config->rotate_180);
   self->ytaps = make_taps (config->height, g->dst_y, g->dst_h, g->src_y,
-      g->src_h, g->frame_height);
+      g->src_h, g->frame_height, config->rotate_180);
   /* Component k (R, G, B) feeds model channel k, or 2 - k when the model
    * wants B, G, R. */
   for (c = 0; c < 3; c++) {

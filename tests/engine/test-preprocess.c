@@ -166,7 +166,28 @@ test_geometry (void)
 }
 
 /* fit-height pads with 0 in the model input (the mean), letterbox with
- * black: a 2x2 gray frame into a 4x2 NCHW f32 input, mean 10, scale 2. */
+ * black: a 2x2 gray frame into a 4x2 NCHW f32 input, mean 10, scale 2;
+ * then the same frame turned half a turn (rotate_180). */
+/* @frame through host rows of @c: exactly @want (8 f32 values). */
+static void
+expect_gray_values (const ClinferFrameInfo *info,
+    const ClinferPreprocessConfig *c, const ClinferFrame *frame,
+    const float want[8])
+{
+  GError *err = NULL;
+  ClinferPreprocess *pp = clinfer_preprocess_new (NULL, info, c, &err);
+  const float *got;
+  int i;
+
+  g_assert_no_error (err);
+  g_assert_true (clinfer_preprocess_bind (pp, NULL, 0, &err));
+  g_assert_true (clinfer_preprocess_run (pp, frame, &err));
+  got = clinfer_tensor_get_data (clinfer_preprocess_get_tensor (pp));
+  for (i = 0; i < 8; i++)
+    g_assert_cmpfloat (got[i], ==, want[i]);
+  clinfer_preprocess_free (pp);
+}
+
 static void
 test_fit_height_padding (void)
 {
@@ -176,21 +197,14 @@ test_fit_height_padding (void)
       CLINFER_TYPE_F32, CLINFER_RESIZE_FIT_HEIGHT);
   ClinferFrame frame = { {gray}, {NULL}, {0}, {2} };
   static const float want[8] = { 10, 20, 0, 0, 30, 40, 0, 0 };
-  GError *err = NULL;
-  ClinferPreprocess *pp;
-  const float *got;
-  int i;
+  /* Turned half a turn first: [90 70; 50 30], still from the left. */
+  static const float turned[8] = { 40, 30, 0, 0, 20, 10, 0, 0 };
 
   c.mean[0] = 10;
   c.scale[0] = 2;
-  pp = clinfer_preprocess_new (NULL, &info, &c, &err);
-  g_assert_no_error (err);
-  g_assert_true (clinfer_preprocess_bind (pp, NULL, 0, &err));
-  g_assert_true (clinfer_preprocess_run (pp, &frame, &err));
-  got = clinfer_tensor_get_data (clinfer_preprocess_get_tensor (pp));
-  for (i = 0; i < 8; i++)
-    g_assert_cmpfloat (got[i], ==, want[i]);
-  clinfer_preprocess_free (pp);
+  expect_gray_values (&info, &c, &frame, want);
+  c.rotate_180 = TRUE;
+  expect_gray_values (&info, &c, &frame, turned);
 }
 
 /* ---- exact values through the public API ---- */
@@ -706,6 +720,9 @@ test_gpu_matches_host (void)
                 : types[t] == CLINFER_TYPE_F16 ? 0.25f : 2e-3f;
             int p;
 
+            /* Half the cases turned half a turn (every format, method
+             * and layout gets both). */
+            c.rotate_180 = (f + r + l + in_remote) % 2;
             want = host_values (&info, &c, CLINFER_CPU_ISA_GENERIC, &frame,
                 NULL);
             pp = clinfer_preprocess_new (compiled, &info, &c, &err);

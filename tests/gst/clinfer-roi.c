@@ -310,6 +310,92 @@ GST_START_TEST (test_fit_height_regions)
 
 GST_END_TEST;
 
+/* @buf (BGRx) turned half a turn. */
+static GstBuffer *
+turn_bgrx (GstBuffer * buf, const GstVideoInfo * info)
+{
+  GstBuffer *out = gst_buffer_new_allocate (NULL, info->size, NULL);
+  GstVideoFrame src, dst;
+  gint x, y, w = info->width, h = info->height;
+
+  fail_unless (gst_video_frame_map (&src, info, buf, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&dst, info, out, GST_MAP_WRITE));
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&dst, 0)
+          + (h - 1 - y) * GST_VIDEO_FRAME_PLANE_STRIDE (&dst, 0)
+          + (w - 1 - x) * 4, (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&src, 0)
+          + y * GST_VIDEO_FRAME_PLANE_STRIDE (&src, 0) + x * 4, 4);
+  gst_video_frame_unmap (&dst);
+  gst_video_frame_unmap (&src);
+  return out;
+}
+
+/* turn-label=180: a region a classifier labelled 180 with confidence 0.95
+ * is inferred turned half a turn (its tensor equals the turned crop run
+ * alone); one labelled 180 with 0.5, and one labelled 0, are not. */
+GST_START_TEST (test_turn_label)
+{
+  static const Rect rects[] = { {10, 7, 33, 21}, {40, 30, 30, 20},
+    {5, 40, 20, 25}
+  };
+  static const gdouble confidence[] = { 0.95, 0.5, 0.99 };
+  static const gchar *const labels[] = { "180", "180", "0" };
+  GstHarness *h = test_harness_for (test_make_clinfer
+      ("identity-nchw-f32.onnx", "inference-region=roi-list turn-label=180"));
+  GstHarness *single = test_harness_for (test_make_clinfer
+      ("identity-nchw-f32.onnx", NULL));
+  GstVideoInfo info;
+  GstBuffer *buf, *out;
+  GPtrArray *rois;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 96, 72);
+  test_set_video_caps (h, &info);
+  buf = test_make_frame (&info, 4);
+  for (i = 0; i < G_N_ELEMENTS (rects); i++) {
+    GstVideoRegionOfInterestMeta *roi =
+        gst_buffer_add_video_region_of_interest_meta (buf, "line",
+        rects[i].x, rects[i].y, rects[i].w, rects[i].h);
+
+    gst_video_region_of_interest_meta_add_param (roi,
+        gst_structure_new ("classification", "label", G_TYPE_STRING,
+            labels[i], "label_id", G_TYPE_INT, i == 2 ? 0 : 1, "confidence",
+            G_TYPE_DOUBLE, confidence[i], NULL));
+  }
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (buf)),
+      GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  rois = test_list_rois (out);
+  for (i = 0; i < G_N_ELEMENTS (rects); i++) {
+    g_autoptr (GBytes) got = NULL;
+    GstVideoInfo crop_info;
+    GstBuffer *crop;
+    GBytes *want;
+    Rect r;
+
+    fail_unless (gst_structure_get (roi_tensor (g_ptr_array_index (rois, i)),
+            "data", G_TYPE_BYTES, &got, NULL));
+    crop = copy_crop (buf, &info, &rects[i], &crop_info, &r);
+    if (i == 0) {
+      GstBuffer *turned = turn_bgrx (crop, &crop_info);
+
+      gst_buffer_unref (crop);
+      crop = turned;
+    }
+    want = whole_frame_output (single, crop, &crop_info);
+    assert_close (want, got, 0.f, "turn-label=180", i);
+    g_bytes_unref (want);
+  }
+  g_ptr_array_unref (rois);
+  gst_buffer_unref (out);
+  gst_buffer_unref (buf);
+  gst_harness_teardown (h);
+  gst_harness_teardown (single);
+}
+
+GST_END_TEST;
+
 /* object-class keeps the regions of the types listed; the classification
  * decoder's result goes onto each of them and makes no new region. */
 GST_START_TEST (test_classes_and_classification)
@@ -465,6 +551,7 @@ clinfer_roi_suite (void)
   tcase_add_test (tc, test_crops_gpu);
   tcase_add_test (tc, test_many_regions_batched);
   tcase_add_test (tc, test_fit_height_regions);
+  tcase_add_test (tc, test_turn_label);
   tcase_add_test (tc, test_classes_and_classification);
   tcase_add_test (tc, test_detector_on_regions);
   tcase_add_test (tc, test_no_regions);

@@ -13,7 +13,9 @@ reads before one line included), and a confidence within 0.05. Then page.png thr
 (decoder=text-detection) and rec on the regions it finds, against
 page-expected.txt (RapidOCR's whole pipeline): the same lines, boxes
 within 3 pixels, the same characters (spaces may differ, see
-docs/pipelines.md).
+docs/pipelines.md); and page-upside-down.png with the direction
+classifier between them (turn-label=180) against RapidOCR with its
+classifier: every line classified 180, then read the same.
 """
 import json
 import os
@@ -67,6 +69,28 @@ def compare(what, got_text, got_conf, want_text, want_conf):
     print("%s: %r %.4f (RapidOCR %.4f)" % (what, got_text, got_conf, want_conf))
 
 
+def check_page(name, frame, with_cls):
+    """@frame's text regions against RapidOCR's (@name-expected.txt)."""
+    lines = [r for r in frame["regions"] if r["type"] == "text"]
+    with open(os.path.join(DATA, name + "-expected.txt")) as f:
+        page = [line.rstrip("\n").split(" ", 5) for line in f
+                if line.strip() and not line.startswith("#")]
+    if len(lines) != len(page):
+        sys.exit("%s: %d lines found, RapidOCR %d" % (name, len(lines), len(page)))
+    for r, (x, y, w, h, conf, text) in zip(sorted(lines, key=lambda r: r["y"]), page):
+        box = (r["x"], r["y"], r["w"], r["h"])
+        want = tuple(int(v) for v in (x, y, w, h))
+        if any(abs(a - b) > 3 for a, b in zip(box, want)):
+            sys.exit("%s: box %s, RapidOCR %s" % (name, box, want))
+        # The same characters; a space may differ: RapidOCR warps the
+        # detector's rotated box upright, clinfer crops its bounds.
+        if (r.get("text") or "").replace(" ", "") != text.replace(" ", ""):
+            sys.exit("%s: read %r at %s, RapidOCR %r" % (name, r.get("text"), box, text))
+        if with_cls and not any(c["label"] == "180" for c in r.get("classifications", [])):
+            sys.exit("%s: line at %s not found upside down" % (name, box))
+        print("%s %s: %r (RapidOCR %s %r)" % (name, box, r.get("text"), want, text))
+
+
 def main():
     model = find_model()
     if model is None:
@@ -92,30 +116,24 @@ def main():
             compare(name, regions[0].get("text"), regions[0].get("text_confidence", 0),
                     text, conf)
 
-        # The page: PP-OCRv4 det finds the lines, rec reads each region.
+        # The pages: PP-OCRv4 det finds the lines, rec reads each region;
+        # upside down, the direction classifier (cls) in between turns them.
         det = model.replace("ch_PP-OCRv4_rec_infer.onnx", "ch_PP-OCRv4_det_infer.onnx")
-        frame = run("filesrc location=%s ! pngdec ! videoconvert ! imagefreeze "
-                    "num-buffers=1 ! clinfer model=%s decoder=text-detection "
-                    "reverse-channels=true ! %s inference-region=roi-list "
-                    "object-class=text reverse-channels=true"
-                    % (os.path.join(DATA, "page.png"), det, rec),
-                    os.path.join(tmp, "page.jsonl"))
-        lines = [r for r in frame["regions"] if r["type"] == "text"]
-        with open(os.path.join(DATA, "page-expected.txt")) as f:
-            page = [line.rstrip("\n").split(" ", 5) for line in f
-                    if line.strip() and not line.startswith("#")]
-        if len(lines) != len(page):
-            sys.exit("page: %d lines found, RapidOCR %d" % (len(lines), len(page)))
-        for r, (x, y, w, h, conf, text) in zip(sorted(lines, key=lambda r: r["y"]), page):
-            box = (r["x"], r["y"], r["w"], r["h"])
-            want = tuple(int(v) for v in (x, y, w, h))
-            if any(abs(a - b) > 3 for a, b in zip(box, want)):
-                sys.exit("page: box %s, RapidOCR %s" % (box, want))
-            # The same characters; a space may differ: RapidOCR warps the
-            # detector's rotated box upright, clinfer crops its bounds.
-            if (r.get("text") or "").replace(" ", "") != text.replace(" ", ""):
-                sys.exit("page: read %r at %s, RapidOCR %r" % (r.get("text"), box, text))
-            print("page %s: %r (RapidOCR %s %r)" % (box, r.get("text"), want, text))
+        cls = model.replace("ch_PP-OCRv4_rec_infer.onnx",
+                            "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+        cls_step = ("clinfer model=%s inference-region=roi-list object-class=text "
+                    "input-shape=?x3x48x192 resize-method=fit-height decoder=classification "
+                    "labels-file=%s mean-values=127.5 scale-values=127.5 "
+                    "reverse-channels=true ! " % (cls, os.path.join(DATA, "cls-labels.txt")))
+        for name, with_cls in (("page", False), ("page-upside-down", True)):
+            frame = run("filesrc location=%s ! pngdec ! videoconvert ! imagefreeze "
+                        "num-buffers=1 ! clinfer model=%s decoder=text-detection "
+                        "reverse-channels=true ! %s%s inference-region=roi-list "
+                        "object-class=text reverse-channels=true turn-label=180"
+                        % (os.path.join(DATA, name + ".png"), det,
+                           cls_step if with_cls else "", rec),
+                        os.path.join(tmp, name + ".jsonl"))
+            check_page(name, frame, with_cls)
 
     return 0
 

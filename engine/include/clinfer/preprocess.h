@@ -125,6 +125,9 @@ typedef struct {
   float mean[3], scale[3];
   gboolean reverse_channels;
   int threads;
+  /* The frame turned half a turn first (a text line a direction
+   * classifier found upside down). */
+  gboolean rotate_180;
 } ClinferPreprocessConfig;
 
 /* Where the frame lands in the model input: the rectangle (src_x, src_y,
