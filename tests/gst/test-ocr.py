@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""The clinfer element reading text with RapidOCR's recogniser.
+"""The clinfer element reading text with RapidOCR's models.
 
-Runs PP-OCRv4 rec (the ONNX model of the PyPI package rapidocr-onnxruntime,
-found in any of the Python environments around; exit 77, a skip, without
-it) through the clinfer element with resize-method=fit-height,
+Runs PP-OCRv4 rec (the ONNX models of the PyPI package rapidocr-onnxruntime:
+from scripts/fetch-ocr-models.sh's cache, which scripts/test-all.sh fills,
+or an installed package; exit 77, a skip, without them) through the clinfer element with resize-method=fit-height,
 input-shape=?x3x48x? and decoder=ctc (the character list from the model's
 metadata), on tests/data/ocr:
 
@@ -31,7 +31,15 @@ FIND = ("import importlib.util as u; s = u.find_spec('rapidocr_onnxruntime'); "
 
 
 def find_model():
-    """PP-OCRv4 rec from an installed rapidocr-onnxruntime, or None."""
+    """PP-OCRv4 rec: in CLINFER_OCR_MODELS or the cache of
+    scripts/fetch-ocr-models.sh, else from an installed
+    rapidocr-onnxruntime; None when nowhere."""
+    cache = os.path.join(os.environ.get("XDG_CACHE_HOME",
+                                        os.path.join(os.path.expanduser("~"), ".cache")),
+                         "clinfer", "ocr-models")
+    for folder in (os.environ.get("CLINFER_OCR_MODELS"), cache):
+        if folder and os.path.exists(os.path.join(folder, "ch_PP-OCRv4_rec_infer.onnx")):
+            return os.path.join(folder, "ch_PP-OCRv4_rec_infer.onnx")
     for python in (sys.executable, "python3", "/usr/bin/python3",
                    os.path.join(ROOT, ".venv", "bin", "python3")):
         try:
