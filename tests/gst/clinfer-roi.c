@@ -3,7 +3,7 @@
  * "tensor" structure equals what the element gives on a frame holding
  * only the crop's pixels (identity model: the pre-processed crop itself;
  * BGRx, RGB, NV12 and I420, where chroma subsampling widens a crop to even
- * edges; regions partly outside the frame; a 1x1 region); 150 regions of
+ * edges; regions partly outside the frame; a 1x1 region); 300 regions of
  * many sizes in batches of 64 on a model with a dynamic batch equal the
  * crops one by one; object-class keeps the regions of the types listed;
  * the classification decoder puts its "classification" structure on the
@@ -220,12 +220,12 @@ GST_START_TEST (test_crops_gpu)
 
 GST_END_TEST;
 
-/* 150 regions of many sizes, a model with a dynamic batch: batches of 64,
- * 64 and 22, each region as its crop alone. */
+/* 300 regions of many sizes, a model with a dynamic batch: four batches
+ * of 64 and one of 44, each region as its crop alone. */
 GST_START_TEST (test_many_regions_batched)
 {
   g_autofree gchar *model = test_data_path ("dynamic/conv-batch.onnx");
-  Rect rects[150];
+  Rect rects[300];
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (rects); i++) {
