@@ -299,9 +299,15 @@ gst_clinfer_textdet_decode (const GstClinferDecodeContext * ctx,
         G_GINT64_FORMAT " it does not hold or too large", mw, mh);
     return FALSE;
   }
-  map = g_new (gfloat, mh * mw);
-  mask = g_new0 (guint8, mh * mw);
-  label = g_new0 (gint32, mh * mw);
+  map = g_try_new (gfloat, mh * mw);
+  mask = g_try_new0 (guint8, mh * mw);
+  label = g_try_new0 (gint32, mh * mw);
+  if (map == NULL || mask == NULL || label == NULL) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_DECODE,
+        "decoder 'text-detection': no memory for a %" G_GINT64_FORMAT "x%"
+        G_GINT64_FORMAT " map", mw, mh);
+    return FALSE;
+  }
   for (i = 0; i < mh * mw; i++)
     map[i] = (gfloat) gst_clinfer_tensor_get_value (t, i);
   /* Threshold, then dilate by 2x2 (a pixel is set when it or its left,
