@@ -1133,15 +1133,13 @@ find_video_input (ClinferCompiled * compiled, const gchar * name)
   return n > 0 ? 0 : -1;
 }
 
-/* The width a @width x @height picture takes at @model_height keeping its
- * aspect ratio (resize-method=fit-height into a dynamic width), at most
- * MAX_FIT_WIDTH. */
+/* resize-method=fit-height into a dynamic width: the picture's width at
+ * the model's height, at most MAX_FIT_WIDTH. */
 static gint64
 fit_height_width (gint64 width, gint64 height, gint64 model_height)
 {
-  gdouble w = ceil ((gdouble) width * model_height / MAX (height, 1) - 1e-9);
-
-  return (gint64) CLAMP (w, 1.0, (gdouble) MAX_FIT_WIDTH);
+  return MIN (clinfer_preprocess_fit_height_width (width, height,
+          model_height), MAX_FIT_WIDTH);
 }
 
 /* Works out layout, channels and size of the model input from its shape
@@ -1318,15 +1316,12 @@ gst_clinfer_configure (GstClinfer * self)
     if (self->labels == NULL)
       goto bad_labels;
   } else if ((meta_labels = clinfer_model_get_metadata (self->shared->model,
-              METADATA_CHARACTERS)) != NULL
-      && g_utf8_validate (meta_labels, -1, NULL)) {
+              METADATA_CHARACTERS)) != NULL) {
     /* PaddleOCR's exports carry their character list. */
-    g_auto (GStrv) lines = g_strsplit (meta_labels, "\n", -1);
-
-    self->labels = g_ptr_array_new_with_free_func (g_free);
-    for (i = 0; lines[i] != NULL; i++)
-      if (lines[i + 1] != NULL || lines[i][0] != '\0')
-        g_ptr_array_add (self->labels, g_strdup (lines[i]));
+    self->labels = gst_clinfer_labels_parse (meta_labels,
+        "the model's metadata \"" METADATA_CHARACTERS "\"", &err);
+    if (self->labels == NULL)
+      goto bad_model_labels;
     GST_INFO_OBJECT (self, "%u labels from the model's metadata \"%s\"",
         self->labels->len, METADATA_CHARACTERS);
   }
@@ -1424,6 +1419,14 @@ bad_labels:
       GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
           ("Could not read labels file \"%s\" (property 'labels-file'): %s",
               labels_file, err->message), (NULL));
+    g_clear_error (&err);
+    return FALSE;
+  }
+bad_model_labels:
+  {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Model \"%s\" has labels that cannot be used: %s",
+            self->shared->settings.model_path, err->message), (NULL));
     g_clear_error (&err);
     return FALSE;
   }
@@ -2047,21 +2050,6 @@ region_turned (GstVideoRegionOfInterestMeta * roi, const gchar * label)
   return FALSE;
 }
 
-/* Whether @roi is one of the object-class types (@classes NULL: any). */
-static gboolean
-region_wanted (GstVideoRegionOfInterestMeta * roi, gchar ** classes)
-{
-  const gchar *type = g_quark_to_string (roi->roi_type);
-  guint i;
-
-  if (classes == NULL)
-    return TRUE;
-  for (i = 0; classes[i] != NULL; i++)
-    if (g_strcmp0 (g_strstrip (classes[i]), type) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* A region's outputs onto it: each as a "tensor" structure (name, model,
  * type, dims, data; a copy) and through the decoder. @t are the outputs
  * of the region's batch, @item its place there (@batched: the outputs'
@@ -2170,7 +2158,7 @@ infer_regions (GstClinfer * self, GstBuffer * buf)
       (gint) roi->h
     };
 
-    if (region_wanted (roi, classes) && roi->w > 0 && roi->h > 0)
+    if (gst_clinfer_roi_type_wanted (roi, classes) && roi->w > 0 && roi->h > 0)
       g_array_append_val (regions, r);
   }
   n = regions->len;

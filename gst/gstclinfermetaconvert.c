@@ -347,7 +347,6 @@ region_tensor_to_json (const GstStructure * s)
   gint64 dims[GST_CLINFER_TENSOR_MAX_DIMS];
   const gchar *type = gst_structure_get_string (s, "type");
   guint i, n = dims_v != NULL ? gst_value_array_get_size (dims_v) : 0;
-  gint d;
 
   if (type == NULL || n > GST_CLINFER_TENSOR_MAX_DIMS
       || !gst_structure_get (s, "data", G_TYPE_BYTES, &bytes, NULL))
@@ -355,12 +354,9 @@ region_tensor_to_json (const GstStructure * s)
   for (i = 0; i < n; i++)
     dims[i] = g_value_get_int64 (gst_value_array_get_value (dims_v, i));
   /* Through the tensor accessors: any element type as doubles. */
-  for (d = 0; d < 256; d++)
-    if (g_strcmp0 (gst_clinfer_tensor_data_type_get_name (d), type) == 0)
-      break;
-  if (d == 256)
+  t.data_type = gst_clinfer_tensor_data_type_from_name (type);
+  if (t.data_type == GST_CLINFER_TENSOR_DATA_TYPE_UNDEFINED)
     return NULL;
-  t.data_type = (GstClinferTensorDataType) d;
   t.n_dims = n;
   memcpy (t.dims, dims, n * sizeof (gint64));
   t.data = bytes;

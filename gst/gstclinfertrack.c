@@ -293,12 +293,7 @@ gst_clinfer_track_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   while ((roi = (GstVideoRegionOfInterestMeta *)
           gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)) != NULL) {
-    gboolean wanted = classes == NULL;
-
-    for (i = 0; classes != NULL && classes[i] != NULL && !wanted; i++)
-      wanted = strcmp (g_strstrip (classes[i]),
-          g_quark_to_string (roi->roi_type)) == 0;
-    if (wanted)
+    if (gst_clinfer_roi_type_wanted (roi, classes))
       g_ptr_array_add (rois, roi);
   }
 

@@ -279,10 +279,8 @@ clinfer_preprocess_geometry_init (ClinferPreprocessGeometry * g,
       g->dst_y = (model_height - g->dst_h) / 2;
       break;
     case CLINFER_RESIZE_FIT_HEIGHT:
-      /* ceil, as PaddleOCR and RapidOCR size a text line; the epsilon
-       * keeps an exact ratio from rounding up. */
-      g->dst_w = CLAMP ((int) ceil ((double) frame_width * sy - 1e-9), 1,
-          model_width);
+      g->dst_w = (int) MIN (clinfer_preprocess_fit_height_width (frame_width,
+              frame_height, model_height), model_width);
       break;
     case CLINFER_RESIZE_CROP:
       s = MAX (sx, sy);
@@ -295,6 +293,18 @@ clinfer_preprocess_geometry_init (ClinferPreprocessGeometry * g,
     default:
       break;
   }
+}
+
+gint64
+clinfer_preprocess_fit_height_width (gint64 frame_width, gint64 frame_height,
+    gint64 model_height)
+{
+  /* ceil, as PaddleOCR and RapidOCR size a text line; the epsilon keeps
+   * an exact ratio from rounding up. */
+  double w = ceil ((double) frame_width * model_height
+      / MAX (frame_height, 1) - 1e-9);
+
+  return (gint64) MAX (w, 1.0);
 }
 
 void

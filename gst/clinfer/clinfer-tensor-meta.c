@@ -378,3 +378,23 @@ gst_clinfer_tensor_get_bytes (const GstClinferTensor * tensor)
   g_return_val_if_fail (tensor != NULL, NULL);
   return tensor->data;
 }
+
+GstClinferTensorDataType
+gst_clinfer_tensor_data_type_from_name (const gchar * name)
+{
+  static const GstClinferTensorDataType known[] = {
+    GST_CLINFER_TENSOR_DATA_TYPE_F32, GST_CLINFER_TENSOR_DATA_TYPE_U8,
+    GST_CLINFER_TENSOR_DATA_TYPE_I8, GST_CLINFER_TENSOR_DATA_TYPE_U16,
+    GST_CLINFER_TENSOR_DATA_TYPE_I16, GST_CLINFER_TENSOR_DATA_TYPE_I32,
+    GST_CLINFER_TENSOR_DATA_TYPE_I64, GST_CLINFER_TENSOR_DATA_TYPE_BOOL,
+    GST_CLINFER_TENSOR_DATA_TYPE_F16, GST_CLINFER_TENSOR_DATA_TYPE_F64,
+    GST_CLINFER_TENSOR_DATA_TYPE_U32, GST_CLINFER_TENSOR_DATA_TYPE_U64,
+    GST_CLINFER_TENSOR_DATA_TYPE_BF16,
+  };
+  guint i;
+
+  for (i = 0; name != NULL && i < G_N_ELEMENTS (known); i++)
+    if (strcmp (gst_clinfer_tensor_data_type_get_name (known[i]), name) == 0)
+      return known[i];
+  return GST_CLINFER_TENSOR_DATA_TYPE_UNDEFINED;
+}

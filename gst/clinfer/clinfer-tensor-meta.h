@@ -169,5 +169,8 @@ gdouble gst_clinfer_tensor_get_value (const GstClinferTensor * tensor,
 gsize gst_clinfer_tensor_data_type_get_size (GstClinferTensorDataType data_type);
 /* Short name: "f32", "u8", "f16", ...; "undefined" when unknown. */
 const gchar *gst_clinfer_tensor_data_type_get_name (GstClinferTensorDataType data_type);
+/* The data type called @name ("f32", ...), or
+ * GST_CLINFER_TENSOR_DATA_TYPE_UNDEFINED. */
+GstClinferTensorDataType gst_clinfer_tensor_data_type_from_name (const gchar * name);
 
 G_END_DECLS

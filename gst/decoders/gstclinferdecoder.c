@@ -151,13 +151,21 @@ GPtrArray *
 gst_clinfer_labels_read (const gchar * path, GError ** error)
 {
   g_autofree gchar *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, error))
+    return NULL;
+  return gst_clinfer_labels_parse (contents, path, error);
+}
+
+GPtrArray *
+gst_clinfer_labels_parse (const gchar * text, const gchar * origin,
+    GError ** error)
+{
   g_auto (GStrv) lines = NULL;
   GPtrArray *labels;
   guint i, n;
 
-  if (!g_file_get_contents (path, &contents, NULL, error))
-    return NULL;
-  lines = g_strsplit (contents, "\n", -1);
+  lines = g_strsplit (text, "\n", -1);
   n = g_strv_length (lines);
   /* A final newline does not make an empty last label. */
   if (n > 0 && lines[n - 1][0] == '\0')
@@ -166,11 +174,26 @@ gst_clinfer_labels_read (const gchar * path, GError ** error)
   for (i = 0; i < n; i++)
     if (!g_utf8_validate (lines[i], -1, NULL)) {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-          "%s: line %u is not valid UTF-8 text", path, i + 1);
+          "%s: line %u is not valid UTF-8 text", origin, i + 1);
       return NULL;
     }
   labels = g_ptr_array_new_full (n, g_free);
   for (i = 0; i < n; i++)
     g_ptr_array_add (labels, g_strdup (g_strchomp (lines[i])));
   return labels;
+}
+
+gboolean
+gst_clinfer_roi_type_wanted (const GstVideoRegionOfInterestMeta * roi,
+    gchar ** classes)
+{
+  const gchar *type = g_quark_to_string (roi->roi_type);
+  guint i;
+
+  if (classes == NULL)
+    return TRUE;
+  for (i = 0; classes[i] != NULL; i++)
+    if (g_strcmp0 (g_strstrip (classes[i]), type) == 0)
+      return TRUE;
+  return FALSE;
 }

@@ -114,6 +114,15 @@ gdouble gst_clinfer_box_iou (gdouble ax0, gdouble ay0, gdouble ax1,
  * G_FILE_ERROR_INVAL naming the line when one is not UTF-8 (labels go
  * into GstStructure strings). (transfer full) */
 GPtrArray *gst_clinfer_labels_read (const gchar * path, GError ** error);
+/* The same from @text (a model's metadata, say); @origin names it in the
+ * error. */
+GPtrArray *gst_clinfer_labels_parse (const gchar * text,
+    const gchar * origin, GError ** error);
+
+/* Whether @roi's type is one of @classes (an object-class list split at
+ * commas; NULL: any). */
+gboolean gst_clinfer_roi_type_wanted (const GstVideoRegionOfInterestMeta *
+    roi, gchar ** classes);
 
 /* The decoders (one file each). */
 gboolean gst_clinfer_blazeface_check (ClinferCompiled * compiled, GError ** error);

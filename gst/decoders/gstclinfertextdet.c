@@ -276,7 +276,8 @@ gst_clinfer_textdet_decode (const GstClinferDecodeContext * ctx,
   const GstClinferTensor *t =
       gst_clinfer_tensor_meta_get_tensor (ctx->meta, 0);
   const ClinferPreprocessGeometry *g = ctx->geometry;
-  g_autofree gfloat *map = NULL;
+  g_autofree gfloat *converted = NULL;
+  const gfloat *map;
   g_autofree guint8 *mask = NULL;
   g_autofree gint32 *label = NULL;
   g_autoptr (GArray) stack = NULL, pts = NULL;
@@ -299,7 +300,15 @@ gst_clinfer_textdet_decode (const GstClinferDecodeContext * ctx,
         G_GINT64_FORMAT " it does not hold or too large", mw, mh);
     return FALSE;
   }
-  map = g_try_new (gfloat, mh * mw);
+  /* An f32 map is read in place; other types converted once. */
+  if (t->data_type == GST_CLINFER_TENSOR_DATA_TYPE_F32) {
+    map = g_bytes_get_data (t->data, NULL);
+  } else {
+    converted = g_try_new (gfloat, mh * mw);
+    for (i = 0; converted != NULL && i < mh * mw; i++)
+      converted[i] = (gfloat) gst_clinfer_tensor_get_value (t, i);
+    map = converted;
+  }
   mask = g_try_new0 (guint8, mh * mw);
   label = g_try_new0 (gint32, mh * mw);
   if (map == NULL || mask == NULL || label == NULL) {
@@ -308,8 +317,6 @@ gst_clinfer_textdet_decode (const GstClinferDecodeContext * ctx,
         G_GINT64_FORMAT " map", mw, mh);
     return FALSE;
   }
-  for (i = 0; i < mh * mw; i++)
-    map[i] = (gfloat) gst_clinfer_tensor_get_value (t, i);
   /* Threshold, then dilate by 2x2 (a pixel is set when it or its left,
    * upper or upper-left neighbour is). */
   for (y = 0; y < mh; y++)

@@ -144,6 +144,13 @@ typedef struct {
 CLINFER_API void clinfer_preprocess_geometry_init (ClinferPreprocessGeometry *geometry,
     int frame_width, int frame_height, int model_width, int model_height,
     ClinferResizeMethod method);
+/* The width a @frame_width x @frame_height picture takes at
+ * @model_height keeping its aspect ratio: ceil (model_height x
+ * frame_width / frame_height), at least 1 (CLINFER_RESIZE_FIT_HEIGHT's
+ * width before the model's width bounds it; also the size to give a
+ * dynamic model width). */
+CLINFER_API gint64 clinfer_preprocess_fit_height_width (gint64 frame_width,
+    gint64 frame_height, gint64 model_height);
 /* Maps a point in model pixels (continuous) to frame pixels, undoing the
  * letterbox or crop: what decoders use to place boxes on the frame. */
 CLINFER_API void clinfer_preprocess_geometry_model_to_frame (const ClinferPreprocessGeometry *geometry,
