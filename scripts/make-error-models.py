@@ -52,6 +52,11 @@ def main():
         [helper.make_node('Add', ['x', 't2'], ['t1'], name='cycle_a'),
          helper.make_node('Relu', ['t1'], ['t2'], name='cycle_b')],
         'cycle', [vi('x', [2])], [vi('t2', [2])]), 'cycle.onnx')
+    # A shape known only at run time: s = [4, 4] cannot hold x's 6 values.
+    save(helper.make_graph(
+        [helper.make_node('Reshape', ['x', 's'], ['y'], name='runtime_reshape')],
+        'runtime_reshape', [vi('x', [6]), vi('s', [2], TensorProto.INT64)],
+        [vi('y', None)]), 'runtime-reshape.onnx')
 
 
 if __name__ == '__main__':

@@ -320,6 +320,7 @@ node_copy_shallow (ClinferGraph *dst, const ClinferNode *src)
     n->outputs[i].name = g_strdup (src->outputs[i].name);
     n->outputs[i].type = src->outputs[i].type;
     n->outputs[i].shape = src->outputs[i].shape;
+    n->outputs[i].left_out = src->outputs[i].left_out;
     if (src->outputs[i].value)
       n->outputs[i].value = clinfer_tensor_ref (src->outputs[i].value);
   }
@@ -550,20 +551,75 @@ const char *
 clinfer_node_label (const ClinferNode *node)
 {
   ClinferNode *n = (ClinferNode *) node;
+  g_autofree char *note = NULL;
 
   if (node == NULL)
     return "(none)";
   if (n->label_ == NULL) {
+    note = node->label_note ? g_strdup_printf (" (%s)", node->label_note)
+        : g_strdup ("");
     if (*node->name)
-      n->label_ = g_strdup_printf ("%s%s%s '%s'", *node->domain ? node->domain : "",
-          *node->domain ? "." : "", node->op_type, node->name);
+      n->label_ = g_strdup_printf ("%s%s%s '%s'%s",
+          *node->domain ? node->domain : "", *node->domain ? "." : "",
+          node->op_type, node->name, note);
     else
-      n->label_ = g_strdup_printf ("%s%s%s #%u (output '%s')",
+      n->label_ = g_strdup_printf ("%s%s%s #%u (output '%s')%s",
           *node->domain ? node->domain : "", *node->domain ? "." : "",
           node->op_type, node->id,
-          node->n_outputs ? node->outputs[0].name : "");
+          node->n_outputs ? node->outputs[0].name : "", note);
   }
   return n->label_;
+}
+
+void
+clinfer_node_set_label_note (ClinferNode *node, const char *note)
+{
+  node->label_note = note;
+  g_clear_pointer (&node->label_, g_free);
+}
+
+/* @s with @prefix and then @sep skipped, or NULL when it does not start
+ * so. */
+static const char *
+skip_prefix (const char *s, const char *prefix, const char *sep)
+{
+  gsize n = strlen (prefix);
+
+  if (strncmp (s, prefix, n) != 0 || !g_str_has_prefix (s + n, sep))
+    return NULL;
+  return s + n + strlen (sep);
+}
+
+void
+clinfer_node_prefix_error (GError **error, const ClinferNode *node,
+    const char *device)
+{
+  const char *origin = node->graph ? node->graph->origin : NULL;
+  const char *label = clinfer_node_label (node);
+  const char *what, *p;
+  char *msg;
+
+  if (error == NULL || *error == NULL)
+    return;
+  what = (*error)->message;
+  if (origin && (p = skip_prefix (what, origin, ": ")))
+    what = p;
+  if ((p = skip_prefix (what, "node ", "")) && (p = skip_prefix (p, label, ""))) {
+    /* "node <label>: ", "node <label> on <device>: " or "node <label> " */
+    if (g_str_has_prefix (p, " on ") && strstr (p, ": "))
+      what = strstr (p, ": ") + 2;
+    else if (g_str_has_prefix (p, ": "))
+      what = p + 2;
+    else if (*p == ' ')
+      what = p + 1;
+  } else if ((p = skip_prefix (what, label, ": "))) {
+    what = p;                /* "<label>: " */
+  }
+  msg = g_strdup_printf ("%s%snode %s%s%s: %s", origin ? origin : "",
+      origin ? ": " : "", label, device ? " on " : "", device ? device : "",
+      what);
+  g_free ((*error)->message);
+  (*error)->message = msg;
 }
 
 ClinferPortDesc *

@@ -59,6 +59,7 @@ typedef struct {
   ClinferElementType type;  /* UNDEFINED until inferred */
   ClinferShape shape;       /* rank -1 until inferred */
   ClinferTensor *value;     /* constant value when known at compile time */
+  gboolean left_out;        /* the model names no tensor (ONNX ""): unused */
 } ClinferPortDesc;
 
 struct _ClinferNode {
@@ -77,6 +78,9 @@ struct _ClinferNode {
   GDestroyNotify op_data_free;  /* frees op_data (set with def) */
   ClinferGraph *graph;      /* owning graph */
   char *label_;             /* cache of clinfer_node_label() */
+  /* Shown after the label, e.g. "custom op ns.Op from libops.so"
+   * (borrowed from def; clinfer_node_set_label_note()). */
+  const char *label_note;
 };
 
 typedef struct {
@@ -165,8 +169,27 @@ gboolean clinfer_node_attr_ints (const ClinferNode *node, const char *name,
 gboolean clinfer_node_attr_floats (const ClinferNode *node, const char *name,
     const float **out, gsize *n, GError **error);
 
-/* "Conv 'conv1'" style label for messages (static per node until freed). */
+/* "Conv 'conv1'" style label for messages (static per node until freed):
+ * [<domain>.]<op> '<name>' (or #<id> (output '<name>') for a node without
+ * a name), then " (<label_note>)" when the node has one. */
 const char *clinfer_node_label (const ClinferNode *node);
+/* Sets the note shown after the label (borrowed; NULL for none). */
+void clinfer_node_set_label_note (ClinferNode *node, const char *note);
+
+/* Engine errors about a node have one format:
+ *
+ *   <model>: node <label>[ on <device>]: <what>
+ *
+ * e.g. "face.onnx: node Conv 'conv1' on GPU.0: clEnqueueNDRangeKernel
+ * failed (-5)" or "m.onnx: node ns.Op 'n' (custom op ns.Op from libx.so)
+ * on CPU: compute failed: NaN in the input". Ops write "node <label>:
+ * <what>" (they know neither model nor device); the layer that knows them
+ * calls this, which rewrites *@error into the format: a leading
+ * "<model>: " and "[node ]<label>[ on <device>][:]" already there are
+ * dropped, so nothing is named twice. @device may be NULL (read and
+ * compile-time checks not tied to a device). */
+void clinfer_node_prefix_error (GError **error, const ClinferNode *node,
+    const char *device);
 /* Description of input @i's producer port, or NULL when absent. */
 ClinferPortDesc *clinfer_node_input_desc (const ClinferNode *node, guint i);
 /* Number of present (non-absent) inputs, counting trailing absent ones

@@ -52,6 +52,7 @@ typedef struct {
   ClinferCustomPort *inputs, *outputs;
   CustomLib *lib;            /* NULL for ops added from code */
   char *origin;              /* library path, or the caller's name */
+  char *note;                /* def.note: "custom op <domain.name> from <origin>" */
 } CustomOp;
 
 typedef struct {
@@ -148,16 +149,6 @@ clinfer_op_set_merge (ClinferOpSet *dst, const ClinferOpSet *src)
 }
 
 static gboolean
-domain_equal (const char *a, const char *b)
-{
-  if (a == NULL || strcmp (a, "ai.onnx") == 0)
-    a = "";
-  if (b == NULL || strcmp (b, "ai.onnx") == 0)
-    b = "";
-  return strcmp (a, b) == 0;
-}
-
-static gboolean
 versions_overlap (const ClinferOpDef *a, const ClinferOpDef *b)
 {
   int a_end = a->last_version ? a->last_version : G_MAXINT;
@@ -177,7 +168,7 @@ clinfer_op_set_lookup (const ClinferOpSet *set, const char *domain,
   for (guint i = set->entries->len; i-- > 0;) {
     const ClinferOpDef *d = ((SetEntry *) g_ptr_array_index (set->entries, i))->def;
     if (strcmp (d->op_type, op_type) != 0 || (strcmp (d->domain, "*") != 0
-            && !domain_equal (d->domain, domain)))
+            && !clinfer_op_domain_equal (d->domain, domain)))
       continue;
     if (opset == 0 || (opset >= d->since_version
             && (d->last_version == 0 || opset <= d->last_version)))
@@ -531,17 +522,51 @@ node_op (const ClinferNode *node)
   return (const CustomOp *) node->def;
 }
 
-/* "Node 'x' (custom op ns.Name from libfoo.so)" prefix for errors. */
+/* "node <label>: <callback> failed: <message>"; the label carries the
+ * def's note ("custom op ns.Name from libfoo.so") and the layer that
+ * knows the model and the device completes the format
+ * (clinfer_node_prefix_error()). */
 static void
 set_node_error (const ClinferNode *node, const char *what, const char *msg,
     GError **error)
 {
-  const CustomOp *cop = node_op (node);
-
   g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-      "node %s (custom op %s%s%s from %s): %s failed: %s",
-      clinfer_node_label (node), cop->domain, *cop->domain ? "." : "",
-      cop->name, cop->origin, what, msg && *msg ? msg : "no message given");
+      "node %s: %s failed: %s", clinfer_node_label (node), what,
+      msg && *msg ? msg : "no message given");
+}
+
+/* The port of the op that the node's input or output @i is. */
+static const ClinferCustomPort *
+op_port (const ClinferCustomPort *ports, size_t n, guint i)
+{
+  return n ? &ports[MIN ((size_t) i, n - 1)] : NULL;
+}
+
+/* A required port the model leaves out (an empty name) would reach
+ * compute as NULL, or an output nobody reads: refuse it by name. */
+static gboolean
+check_ports_present (const ClinferNode *node, const CustomOp *cop,
+    GError **error)
+{
+  for (guint i = 0; i < node->n_inputs; i++) {
+    const ClinferCustomPort *p = op_port (cop->op.inputs, cop->op.n_inputs, i);
+    if (node->inputs[i].node == NULL && p && p->kind != CLINFER_PORT_OPTIONAL) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "node %s: input %u is left out (empty name), but the op requires "
+          "it", clinfer_node_label (node), i);
+      return FALSE;
+    }
+  }
+  for (guint i = 0; i < node->n_outputs; i++) {
+    const ClinferCustomPort *p = op_port (cop->op.outputs, cop->op.n_outputs, i);
+    if (node->outputs[i].left_out && p && p->kind != CLINFER_PORT_OPTIONAL) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "node %s: output %u is left out (empty name), but the op requires "
+          "it", clinfer_node_label (node), i);
+      return FALSE;
+    }
+  }
+  return TRUE;
 }
 
 static gboolean
@@ -552,6 +577,8 @@ custom_prepare (ClinferNode *node, GError **error)
   void *kernel = NULL;
   NodeData *d;
 
+  if (!check_ports_present (node, cop, error))
+    return FALSE;
   if (cop->op.create_kernel
       && cop->op.create_kernel (&cop->op, &info, &kernel) != 0) {
     set_node_error (node, "create_kernel", info.error, error);
@@ -667,8 +694,8 @@ check_input_types (const ClinferNode *node, const ClinferValueInfo *in,
         || in[i].type == CLINFER_TYPE_UNDEFINED || in[i].type == want)
       continue;
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
-        "node %s (custom op %s): input %u is %s, the op takes %s",
-        clinfer_node_label (node), cop->name, i,
+        "node %s: input %u is %s, the op takes %s",
+        clinfer_node_label (node), i,
         clinfer_element_type_name (in[i].type), clinfer_element_type_name (want));
     return FALSE;
   }
@@ -704,8 +731,8 @@ custom_infer (const ClinferNode *node, const ClinferValueInfo *in,
   for (guint i = 0; i < node->n_outputs; i++)
     if (!set[i]) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "node %s (custom op %s): infer_shapes did not set output %u",
-          clinfer_node_label (node), cop->name, i);
+          "node %s: infer_shapes did not set output %u",
+          clinfer_node_label (node), i);
       return FALSE;
     }
   return TRUE;
@@ -832,8 +859,8 @@ custom_eval (const ClinferNode *node, ClinferTensor *const *inputs,
 
   if (node->n_inputs > CUSTOM_MAX_INPUTS || node->n_outputs > CUSTOM_MAX_OUTPUTS) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "node %s (custom op %s): more than %d inputs or %d outputs",
-        clinfer_node_label (node), cop->name, CUSTOM_MAX_INPUTS,
+        "node %s: more than %d inputs or %d outputs",
+        clinfer_node_label (node), CUSTOM_MAX_INPUTS,
         CUSTOM_MAX_OUTPUTS);
     return FALSE;
   }
@@ -846,8 +873,8 @@ custom_eval (const ClinferNode *node, ClinferTensor *const *inputs,
     for (guint i = 0; i < node->n_outputs; i++)
       if (!allocated[i]) {
         g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-            "node %s (custom op %s): compute did not allocate output %u",
-            clinfer_node_label (node), cop->name, i);
+            "node %s: compute did not allocate output %u",
+            clinfer_node_label (node), i);
         g_free (ctx.error);
         return FALSE;
       }
@@ -863,7 +890,7 @@ custom_eval (const ClinferNode *node, ClinferTensor *const *inputs,
 gboolean
 clinfer_op_def_is_custom (const ClinferOpDef *def)
 {
-  return def != NULL && def->prepare == custom_prepare;
+  return def != NULL && (def->flags & CLINFER_OP_CUSTOM);
 }
 
 /* ---------------------------------------------------------------- */
@@ -879,6 +906,7 @@ custom_op_free (gpointer p)
   g_free (c->inputs);
   g_free (c->outputs);
   g_free (c->origin);
+  g_free (c->note);
   custom_lib_unref (c->lib);
   g_free (c);
 }
@@ -951,7 +979,7 @@ add_op (ClinferOpSet *set, const ClinferCustomOp *op, CustomLib *lib,
     return FALSE;
   }
   domain = op->domain ? op->domain : "";
-  if (domain_equal (domain, "") && clinfer_op_is_known ("", op->name)
+  if (clinfer_op_domain_equal (domain, "") && clinfer_op_is_known ("", op->name)
       && !(op->flags & CLINFER_CUSTOM_OP_OVERRIDE_BUILTIN)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
         "%s: op '%s' in the default domain clashes with the built-in op of "
@@ -959,6 +987,16 @@ add_op (ClinferOpSet *set, const ClinferCustomOp *op, CustomLib *lib,
         "CLINFER_CUSTOM_OP_OVERRIDE_BUILTIN to replace the built-in op)",
         origin, op->name);
     return FALSE;
+  }
+  if (clinfer_op_domain_equal (domain, "")) {
+    const ClinferOpDef *builtin = clinfer_op_lookup ("", op->name, 0);
+    if (builtin && (builtin->flags & CLINFER_OP_SOURCE)) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+          "%s: op '%s' cannot be overridden: the model readers turn its "
+          "nodes into graph inputs and constant tensors, never into steps "
+          "that run", origin, op->name);
+      return FALSE;
+    }
   }
   c = g_new0 (CustomOp, 1);
   c->op = *op;
@@ -982,17 +1020,20 @@ add_op (ClinferOpSet *set, const ClinferCustomOp *op, CustomLib *lib,
   port_counts (op->outputs, op->n_outputs, 1, &c->def.min_outputs,
       &c->def.max_outputs);
   c->def.min_outputs = MAX (c->def.min_outputs, 1);
-  c->def.flags = CLINFER_OP_NO_FOLD;
+  c->def.flags = CLINFER_OP_NO_FOLD | CLINFER_OP_CUSTOM;
   c->def.prepare = custom_prepare;
   c->def.free_data = node_data_free;
   c->def.infer = custom_infer;
   c->def.eval_alloc = custom_eval;
+  c->note = g_strdup_printf ("custom op %s%s%s from %s", c->domain,
+      *c->domain ? "." : "", c->name, origin);
+  c->def.note = c->note;
   /* Another custom op of the same name and domain with overlapping
    * versions: say which two. */
   for (guint i = 0; i < set->entries->len; i++) {
     const ClinferOpDef *d = ((SetEntry *) g_ptr_array_index (set->entries, i))->def;
     if (clinfer_op_def_is_custom (d) && strcmp (d->op_type, c->name) == 0
-        && domain_equal (d->domain, c->domain) && versions_overlap (d, &c->def)) {
+        && clinfer_op_domain_equal (d->domain, c->domain) && versions_overlap (d, &c->def)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
           "%s: op '%s%s%s' is already registered by %s", origin, c->domain,
           *c->domain ? "." : "", c->name, ((const CustomOp *) d)->origin);

@@ -36,6 +36,9 @@ typedef enum {
   /* The op is a graph source handled by the executor itself (Parameter,
    * Constant): no eval. */
   CLINFER_OP_SOURCE = 1 << 2,
+  /* A custom CPU op (engine/ops/custom-ops.c), possibly named like a
+   * built-in op it overrides: never matched as the built-in one. */
+  CLINFER_OP_CUSTOM = 1 << 3,
 } ClinferOpFlags;
 
 #define CLINFER_VARIADIC G_MAXUINT
@@ -69,6 +72,9 @@ struct _ClinferOpDef {
    * stores a new tensor there (transfer full), also on failure. */
   gboolean (*eval_alloc) (const ClinferNode *node,
       ClinferTensor *const *inputs, ClinferTensor **outputs, GError **error);
+  /* Shown after the labels of the def's nodes in messages, e.g. "custom
+   * op ns.Op from libops.so"; NULL for built-in ops. */
+  const char *note;
 };
 
 /* Looks up the def for (domain, op_type) at @opset. NULL when unknown. */
@@ -77,6 +83,21 @@ const ClinferOpDef *clinfer_op_lookup (const char *domain, const char *op_type,
 /* TRUE when some version of (domain, op_type) is known (for messages
  * distinguishing unknown ops from unsupported opset versions). */
 gboolean clinfer_op_is_known (const char *domain, const char *op_type);
+
+/* Domains @a and @b are one: NULL, "" and "ai.onnx" all name the default
+ * ONNX domain. */
+gboolean clinfer_op_domain_equal (const char *a, const char *b);
+
+/* TRUE when @node (may be NULL) is the built-in op @op_type of @domain
+ * (clinfer_op_domain_equal()), resolved to the built-in def: a node a
+ * custom op overrides (CLINFER_CUSTOM_OP_OVERRIDE_BUILTIN) keeps its op
+ * type but is not the built-in op. Every pass pattern, fast kernel and
+ * device table that picks nodes by op type matches with this, so an
+ * overridden op is never fused into, folded or run as the built-in. */
+gboolean clinfer_node_is_builtin_op (const ClinferNode *node,
+    const char *domain, const char *op_type);
+/* FALSE when @node was resolved to a custom op's def. */
+gboolean clinfer_node_is_builtin (const ClinferNode *node);
 
 typedef void (*ClinferOpFunc) (const ClinferOpDef *def, gpointer user_data);
 /* Calls @func for every registered def, family by family (docs, tests). */

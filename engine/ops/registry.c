@@ -24,8 +24,8 @@ static const ClinferOpDef *const families[] = {
   clinfer_ops_convtranspose,
 };
 
-static gboolean
-domain_equal (const char *a, const char *b)
+gboolean
+clinfer_op_domain_equal (const char *a, const char *b)
 {
   if (a == NULL || strcmp (a, "ai.onnx") == 0)
     a = "";
@@ -34,12 +34,27 @@ domain_equal (const char *a, const char *b)
   return strcmp (a, b) == 0;
 }
 
+gboolean
+clinfer_node_is_builtin (const ClinferNode *node)
+{
+  return node->def == NULL || !(node->def->flags & CLINFER_OP_CUSTOM);
+}
+
+gboolean
+clinfer_node_is_builtin_op (const ClinferNode *node, const char *domain,
+    const char *op_type)
+{
+  return node && strcmp (node->op_type, op_type) == 0
+      && clinfer_op_domain_equal (node->domain, domain)
+      && clinfer_node_is_builtin (node);
+}
+
 const ClinferOpDef *
 clinfer_op_lookup (const char *domain, const char *op_type, int opset)
 {
   for (gsize f = 0; f < G_N_ELEMENTS (families); f++) {
     for (const ClinferOpDef *d = families[f]; d->op_type; d++) {
-      if (strcmp (d->op_type, op_type) != 0 || !domain_equal (d->domain, domain))
+      if (strcmp (d->op_type, op_type) != 0 || !clinfer_op_domain_equal (d->domain, domain))
         continue;
       /* opset 0 means "not imported" (internal domains): take any. */
       if (opset == 0 || (opset >= d->since_version
@@ -55,9 +70,20 @@ clinfer_op_is_known (const char *domain, const char *op_type)
 {
   for (gsize f = 0; f < G_N_ELEMENTS (families); f++)
     for (const ClinferOpDef *d = families[f]; d->op_type; d++)
-      if (strcmp (d->op_type, op_type) == 0 && domain_equal (d->domain, domain))
+      if (strcmp (d->op_type, op_type) == 0 && clinfer_op_domain_equal (d->domain, domain))
         return TRUE;
   return FALSE;
+}
+
+/* "2", "1 to 3" or "at least 1" */
+static char *
+count_range (guint min, guint max)
+{
+  if (max == CLINFER_VARIADIC)
+    return g_strdup_printf ("at least %u", min);
+  if (min == max)
+    return g_strdup_printf ("%u", min);
+  return g_strdup_printf ("%u to %u", min, max);
 }
 
 static gboolean
@@ -87,19 +113,22 @@ resolve_node (ClinferNode *node, const ClinferOpSet *extra, GError **error)
           node->op_type);
     return FALSE;
   }
+  clinfer_node_set_label_note (node, def->note);
   if (n_in < def->min_inputs || (def->max_inputs != CLINFER_VARIADIC
           && n_in > def->max_inputs)) {
+    g_autofree char *want = count_range (def->min_inputs, def->max_inputs);
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: node %s has %u inputs, expected %u to %u", node->graph->origin,
-        clinfer_node_label (node), n_in, def->min_inputs, def->max_inputs);
+        "%s: node %s: %u input%s, the op takes %s", node->graph->origin,
+        clinfer_node_label (node), n_in, n_in == 1 ? "" : "s", want);
     return FALSE;
   }
   if (node->n_outputs < def->min_outputs || (def->max_outputs != CLINFER_VARIADIC
           && node->n_outputs > def->max_outputs)) {
+    g_autofree char *want = count_range (def->min_outputs, def->max_outputs);
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-        "%s: node %s has %u outputs, expected %u to %u", node->graph->origin,
-        clinfer_node_label (node), node->n_outputs, def->min_outputs,
-        def->max_outputs);
+        "%s: node %s: %u output%s, the op has %s", node->graph->origin,
+        clinfer_node_label (node), node->n_outputs,
+        node->n_outputs == 1 ? "" : "s", want);
     return FALSE;
   }
   node->def = def;
@@ -107,8 +136,7 @@ resolve_node (ClinferNode *node, const ClinferOpSet *extra, GError **error)
   if (def->prepare && !def->prepare (node, error)) {
     node->def = NULL;        /* prepare failed: nothing to free */
     node->op_data_free = NULL;
-    if (error && *error)
-      g_prefix_error (error, "%s: ", node->graph->origin);
+    clinfer_node_prefix_error (error, node, NULL);
     return FALSE;
   }
   return TRUE;

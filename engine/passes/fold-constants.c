@@ -27,8 +27,8 @@ inputs_known (const ClinferNode *node)
 static gboolean
 shape_only_op (const ClinferNode *node)
 {
-  return *node->domain == '\0' && (strcmp (node->op_type, "Shape") == 0
-      || strcmp (node->op_type, "Size") == 0);
+  return clinfer_node_is_builtin_op (node, "", "Shape")
+      || clinfer_node_is_builtin_op (node, "", "Size");
 }
 
 /* Bytes the values of @node's inputs take. */

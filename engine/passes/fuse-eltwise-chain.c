@@ -96,7 +96,8 @@ static gboolean
 add_link (Chain *c, ClinferNode *node, ClinferPortRef value)
 {
   guint k = c->chain.n_ops;
-  int op = *node->domain ? -1 : clinfer_chain_op_from_type (node->op_type);
+  int op = *node->domain || !clinfer_node_is_builtin (node) ? -1
+      : clinfer_chain_op_from_type (node->op_type);
   float a = 0.f, b = 0.f;
   int operand = 0;
 

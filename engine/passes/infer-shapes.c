@@ -11,7 +11,7 @@ clinfer_node_infer (ClinferNode *node, GError **error)
 
   if (node->def == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-        "%s: node %s has no implementation", node->graph->origin,
+        "%s: node %s: no implementation", node->graph->origin,
         clinfer_node_label (node));
     return FALSE;
   }
@@ -30,8 +30,7 @@ clinfer_node_infer (ClinferNode *node, GError **error)
     outp[i].shape = clinfer_shape_unknown ();
   }
   if (!clinfer_node_infer_checked (node, inp, outp, error)) {
-    if (error && *error && !g_str_has_prefix ((*error)->message, node->graph->origin))
-      g_prefix_error (error, "%s: ", node->graph->origin);
+    clinfer_node_prefix_error (error, node, NULL);
     return FALSE;
   }
   for (guint i = 0; i < node->n_outputs; i++) {

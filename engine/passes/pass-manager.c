@@ -87,7 +87,7 @@ dump_graph (ClinferGraph *graph, const ClinferPassContext *ctx, guint step,
 gboolean
 clinfer_pass_is_op (const ClinferNode *node, const char *op_type)
 {
-  return node && *node->domain == '\0' && strcmp (node->op_type, op_type) == 0;
+  return clinfer_node_is_builtin_op (node, "", op_type);
 }
 
 static gboolean

@@ -37,8 +37,9 @@ gboolean clinfer_passes_run (ClinferGraph *graph, const ClinferPassContext *ctx,
     GError **error);
 const ClinferPass *clinfer_pass_lookup (const char *name);
 
-/* TRUE when @node (may be NULL) is op @op_type of the default domain:
- * what the passes' patterns match on. */
+/* TRUE when @node (may be NULL) is the built-in op @op_type of the
+ * default domain (not a custom op overriding it): what the passes'
+ * patterns match on. */
 gboolean clinfer_pass_is_op (const ClinferNode *node, const char *op_type);
 
 /* Individual passes: pass <name> is engine/passes/<name>.c. */

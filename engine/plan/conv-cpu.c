@@ -203,7 +203,7 @@ conv_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     g_autofree char *got = clinfer_shape_to_string (xs);
     g_autofree char *want = clinfer_shape_to_string (&st->x_shape);
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: kernel %s was prepared for input %s, got %s",
+        "node %s: kernel %s was prepared for input %s, got %s",
         clinfer_node_label (node), kernel->name, want, got);
     return FALSE;
   }

@@ -17,13 +17,9 @@ static const struct {
 ClinferCpuKernelFactory
 clinfer_cpu_kernel_lookup (const ClinferNode *node)
 {
-  const char *domain = node->domain ? node->domain : "";
-
-  if (strcmp (domain, "ai.onnx") == 0)
-    domain = "";
   for (gsize i = 0; i < G_N_ELEMENTS (factories); i++)
-    if (strcmp (factories[i].op_type, node->op_type) == 0
-        && strcmp (factories[i].domain, domain) == 0)
+    if (clinfer_node_is_builtin_op (node, factories[i].domain,
+            factories[i].op_type))
       return factories[i].factory;
   return NULL;
 }

@@ -27,7 +27,8 @@ clinfer_cpu_step_prepare (ClinferStep *st, ClinferCpuIsa isa,
     if (factory (st->node, isa, &st->kernel, &local))
       return TRUE;
     if (local) {
-      g_propagate_prefixed_error (error, local, "%s: ", origin);
+      clinfer_node_prefix_error (&local, st->node, device_name);
+      g_propagate_error (error, local);
       return FALSE;
     }
     g_free (st->kernel.name);
@@ -35,7 +36,7 @@ clinfer_cpu_step_prepare (ClinferStep *st, ClinferCpuIsa isa,
   }
   if (st->node->def->eval == NULL && st->node->def->eval_alloc == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-        "%s: node %s cannot run on device %s (no kernel)", origin,
+        "%s: node %s on %s: no kernel for this op", origin,
         clinfer_node_label (st->node), device_name);
     return FALSE;
   }
@@ -127,7 +128,7 @@ clinfer_cpu_step_run (const ClinferPlan *plan, ClinferStep *st,
 
   if (node->n_inputs > G_N_ELEMENTS (in) || node->n_outputs > G_N_ELEMENTS (out)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_NOT_IMPLEMENTED,
-        "node %s has too many inputs or outputs", clinfer_node_label (node));
+        "node %s: too many inputs or outputs", clinfer_node_label (node));
     return FALSE;
   }
   for (guint j = 0; j < node->n_inputs; j++)

@@ -51,7 +51,7 @@ ln_run (ClinferCpuKernel *kernel, const ClinferNode *node,
 
   if (clinfer_tensor_get_n_elements (inputs[0]) != st->rows * n) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: kernel %s got an input of another shape than prepared",
+        "node %s: kernel %s got an input of another shape than prepared",
         clinfer_node_label (node), kernel->name);
     return FALSE;
   }

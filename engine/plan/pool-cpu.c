@@ -23,7 +23,7 @@ pool_run (ClinferCpuKernel *kernel, const ClinferNode *node,
 
   if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->x_shape)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "%s: kernel %s got an input of another shape than prepared",
+        "node %s: kernel %s got an input of another shape than prepared",
         clinfer_node_label (node), kernel->name);
     return FALSE;
   }

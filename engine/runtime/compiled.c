@@ -191,24 +191,25 @@ place_steps (ClinferCompiled *c, ClinferPlan *plan, GError **error)
       continue;
     if (!clinfer_cpu_node_runnable (st->node)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-          "%s: node %s cannot run on device %s (no kernel)", c->model->path,
-          clinfer_node_label (st->node), dev->name);
+          "%s: node %s on %s: no kernel for this op on the device or the "
+          "CPU", c->model->path, clinfer_node_label (st->node), dev->name);
       return FALSE;
     }
     /* Custom CPU ops run on the CPU on every device, fallback or not. */
     if (!c->config->allow_fallback && !clinfer_op_def_is_custom (st->node->def)) {
       g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_UNSUPPORTED_OP,
-          "%s: node %s cannot run on device %s (%s) and fallback to the CPU "
-          "is disabled", c->model->path, clinfer_node_label (st->node),
-          dev->name, reason ? reason : "not supported");
+          "%s: node %s on %s: the device cannot run it (%s) and fallback "
+          "to the CPU is disabled", c->model->path,
+          clinfer_node_label (st->node), dev->name,
+          reason ? reason : "not supported");
       return FALSE;
     }
     if (clinfer_op_def_is_custom (st->node->def))
-      g_info ("%s: node %s is a custom CPU op: its inputs and outputs are "
-          "copied between %s and the host around it", c->model->path,
-          clinfer_node_label (st->node), dev->name);
+      g_info ("%s: node %s on %s: runs on the host (a custom CPU op): its "
+          "inputs and outputs are copied between the device and the host",
+          c->model->path, clinfer_node_label (st->node), dev->name);
     else
-      g_info ("%s: node %s runs on the CPU (fallback from %s: %s)",
+      g_info ("%s: node %s on %s: runs on the CPU instead (fallback: %s)",
           c->model->path, clinfer_node_label (st->node), dev->name,
           reason ? reason : "not supported");
     st->fallback = TRUE;

@@ -3,6 +3,7 @@
 #include "devices/device.h"
 #include "passes/passes.h"
 #include <unistd.h>
+#include <string.h>
 
 guint64
 clinfer_physical_memory_size (void)
@@ -209,6 +210,17 @@ gboolean
 clinfer_compile_config_add_custom_lib (ClinferCompileConfig *config,
     const char *path, GError **error)
 {
+  g_autofree char *abs = path && *path ? g_canonicalize_filename (path, NULL)
+      : NULL;
+
+  /* The same file again (--custom-lib given twice, or as ./x.so and x.so)
+   * is loaded once. */
+  for (guint i = 0; abs && i < config->custom_libs->len; i++) {
+    g_autofree char *had = g_canonicalize_filename (
+        g_ptr_array_index (config->custom_libs, i), NULL);
+    if (strcmp (had, abs) == 0)
+      return TRUE;
+  }
   if (!clinfer_op_set_add_library (config->custom_ops, path, error))
     return FALSE;
   g_ptr_array_add (config->custom_libs, g_strdup (path));

@@ -295,6 +295,21 @@ run_passes (ClinferGraph *g, const ClinferOpSet *ops, const ToolOptions *opts,
       && clinfer_passes_run (g, &ctx, error);
 }
 
+/* --output dir/sub/model.xml: the folders are created as needed. */
+static gboolean
+make_parent_dir (const char *path, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  if (g_mkdir_with_parents (dir, 0755) != 0) {
+    int saved = errno;
+    g_set_error (error, TOOL_ERROR, TOOL_ERROR_FAILED,
+        "--output: cannot create the folder %s: %s", dir, g_strerror (saved));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 convert (const ToolOptions *opts, const ConvertOptions *c, GError **error)
 {
@@ -313,15 +328,18 @@ convert (const ToolOptions *opts, const ConvertOptions *c, GError **error)
   g = clinfer_graph_copy (model->graph);
   if (!add_preprocessing (g, c, error)
       || !run_passes (g, model->ops, opts, c, error)
+      || !make_parent_dir (c->output, error)
       || !clinfer_ir_write (g, c->output, &wopts, error))
     return FALSE;
   if (wopts.n_extension_layers) {
     fflush (stdout);
-    fprintf (stderr, "%s: warning: %u layer%s (%s) have no OpenVINO "
-        "equivalent and are written in the '%s' extension opset: clinfer "
+    fprintf (stderr, "%s: warning: %u layer%s (%s) %s no OpenVINO "
+        "equivalent and %s written in the '%s' extension opset: clinfer "
         "reads %s, OpenVINO cannot load it\n", TOOL_NAME,
         wopts.n_extension_layers, wopts.n_extension_layers > 1 ? "s" : "",
-        wopts.extension_ops, CLINFER_IR_EXTENSION_OPSET, c->output);
+        wopts.extension_ops, wopts.n_extension_layers > 1 ? "have" : "has",
+        wopts.n_extension_layers > 1 ? "are" : "is",
+        CLINFER_IR_EXTENSION_OPSET, c->output);
   }
   g_free (wopts.extension_ops);
   bin = g_str_has_suffix (c->output, ".xml")

@@ -15,6 +15,10 @@ tool_options_init (ToolOptions *opts, const char *tool_name)
   memset (opts, 0, sizeof (*opts));
   opts->tool_name = tool_name;
   opts->default_hint = "none";
+  /* GLib writes info and debug lines (G_MESSAGES_DEBUG=clinfer) to
+   * stdout by default, among the lines the tools document there: stderr
+   * instead. */
+  g_log_writer_default_set_use_stderr (TRUE);
 }
 
 void

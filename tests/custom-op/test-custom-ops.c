@@ -8,6 +8,7 @@
  * Environment (set by meson): CLINFER_EXAMPLE_OPS (the example library),
  * CLINFER_BAD_OPS_DIR (tests/custom-op's bad libraries), CLINFER_SRCDIR. */
 #include <clinfer/clinfer.h>
+#include "../error-format.h"
 #include <math.h>
 #include <string.h>
 
@@ -581,6 +582,223 @@ test_override_builtin (void)
   clinfer_compile_config_free (cfg);
 }
 
+static int
+failing_compute (void *kernel, ClinferKernelContext *ctx)
+{
+  clinfer_kernel_context_set_error (ctx, "element 3 is out of range");
+  return -1;
+}
+
+#define PROBE_LABEL "com.test.Probe 'probe' (custom op com.test.Probe from " \
+  "clinfer_compile_config_add_custom_ops())"
+
+/* Reads @model_rel with @op and, when @run, compiles it on the device
+ * under test and runs it on zeros; returns the first error. */
+static GError *
+custom_error (const char *model_rel, const ClinferCustomOp *op, gboolean run)
+{
+  ClinferCompileConfig *cfg = NULL;
+  GError *err = NULL;
+  g_autoptr (ClinferModel) m = read_with_ops (model_rel, op, &cfg, &err);
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  static const int64_t dims[] = { 2, 3 };
+  ClinferShape shape = clinfer_shape_make (2, dims);
+  g_autoptr (ClinferTensor) x = clinfer_tensor_new (CLINFER_TYPE_F32, &shape, NULL);
+
+  if (m && run) {
+    clinfer_compile_config_set_device (cfg, device);
+    c = clinfer_compile (m, cfg, &err);
+    r = c ? clinfer_compiled_create_request (c, &err) : NULL;
+    if (r && clinfer_request_set_input (r, "x", x, &err))
+      g_assert_false (clinfer_request_infer (r, &err));
+  }
+  clinfer_compile_config_free (cfg);
+  g_assert_nonnull (err);
+  return err;
+}
+
+/* Custom-op errors of each path (read, ports, types, compute on the
+ * device under test) have the engine's one format, with the custom op and
+ * where it came from in the label. */
+static void
+test_error_format (void)
+{
+  static const ClinferCustomPort i32_in[] = {
+    { CLINFER_TYPE_I32, CLINFER_PORT_REQUIRED },
+  };
+  static const ClinferCustomPort two_out[] = {
+    { CLINFER_TYPE_F32, CLINFER_PORT_REQUIRED },
+    { CLINFER_TYPE_F32, CLINFER_PORT_REQUIRED },
+  };
+  static const ClinferCustomPort opt_req[] = {
+    { CLINFER_TYPE_F32, CLINFER_PORT_OPTIONAL },
+    { CLINFER_TYPE_F32, CLINFER_PORT_REQUIRED },
+  };
+  g_autofree char *probe_path = src_path ("tests/custom-op/data/probe.onnx");
+  g_autofree char *fail_path = src_path ("tests/custom-op/data/probe-fail.onnx");
+  g_autofree char *left_path = src_path ("tests/custom-op/data/left-out.onnx");
+  g_autofree char *dev = NULL;
+  ClinferCustomOp op = OP ("Probe", "com.test", double_compute);
+  ClinferCustomOp pair = OP ("Pair", "com.test", double_compute);
+  const char *pair_label = "com.test.Pair 'pair' (custom op com.test.Pair "
+      "from clinfer_compile_config_add_custom_ops())";
+  GError *err;
+
+  {
+    /* The device's name as the engine prints it (GPU.0...). */
+    g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+    g_autofree char *relu = src_path ("tests/custom-op/data/relu.onnx");
+    g_autoptr (ClinferModel) rm = clinfer_model_read (relu, NULL);
+    g_autoptr (ClinferCompiled) c = NULL;
+    clinfer_compile_config_set_device (cfg, device);
+    c = clinfer_compile (rm, cfg, NULL);
+    g_assert_nonnull (c);
+    dev = g_strdup (clinfer_compiled_get_device_name (c));
+  }
+
+  /* create_kernel fails while the model is read. */
+  err = custom_error ("tests/custom-op/data/probe-fail.onnx", &op, FALSE);
+  assert_node_error (err->message, fail_path, PROBE_LABEL, NULL);
+  g_assert_nonnull (strstr (err->message, "create_kernel failed: asked to fail"));
+  g_clear_error (&err);
+
+  /* The model gives the op an input type it does not take. */
+  op.inputs = i32_in;
+  err = custom_error ("tests/custom-op/data/probe.onnx", &op, TRUE);
+  assert_node_error (err->message, probe_path, PROBE_LABEL, NULL);
+  g_assert_nonnull (strstr (err->message, "input 0 is f32, the op takes i32"));
+  g_clear_error (&err);
+  op.inputs = f32_in;
+
+  /* The op has two outputs, the node one. */
+  op.n_outputs = 2;
+  op.outputs = two_out;
+  err = custom_error ("tests/custom-op/data/probe.onnx", &op, FALSE);
+  assert_node_error (err->message, probe_path, PROBE_LABEL, NULL);
+  g_assert_nonnull (strstr (err->message, ": 1 output, the op has 2"));
+  g_clear_error (&err);
+  op.n_outputs = 1;
+  op.outputs = f32_in;
+
+  /* Ports left out with an empty name, where the op requires them. */
+  pair.n_inputs = 2;
+  pair.inputs = two_out;
+  pair.n_outputs = 2;
+  pair.outputs = two_out;
+  pair.create_kernel = NULL;
+  pair.destroy_kernel = NULL;
+  err = custom_error ("tests/custom-op/data/left-out.onnx", &pair, FALSE);
+  assert_node_error (err->message, left_path, pair_label, NULL);
+  g_assert_nonnull (strstr (err->message,
+          "input 0 is left out (empty name), but the op requires it"));
+  g_clear_error (&err);
+  pair.inputs = opt_req;
+  err = custom_error ("tests/custom-op/data/left-out.onnx", &pair, FALSE);
+  assert_node_error (err->message, left_path, pair_label, NULL);
+  g_assert_nonnull (strstr (err->message,
+          "output 1 is left out (empty name), but the op requires it"));
+  g_clear_error (&err);
+
+  /* compute fails, or returns without allocating, on the device. */
+  op.compute = failing_compute;
+  err = custom_error ("tests/custom-op/data/probe.onnx", &op, TRUE);
+  assert_node_error (err->message, probe_path, PROBE_LABEL, dev);
+  g_assert_nonnull (strstr (err->message,
+          "compute failed: element 3 is out of range"));
+  g_clear_error (&err);
+  op.compute = no_output_compute;
+  err = custom_error ("tests/custom-op/data/probe.onnx", &op, TRUE);
+  assert_node_error (err->message, probe_path, PROBE_LABEL, dev);
+  g_assert_nonnull (strstr (err->message, "compute did not allocate output 0"));
+  g_clear_error (&err);
+}
+
+/* A library overriding Relu, Tanh, Abs and Add (tests/custom-op/
+ * override-ops.c) wins on a 4-D model wherever those ops sit: alone, in
+ * an element-wise chain, after a conv (fused activation, batch norm,
+ * residual and bias adds), on the oneDNN path and on clinfer's own
+ * kernels, on the CPU and GPU devices. The expected outputs
+ * (make-reference.py) are values no built-in op gives. */
+static void
+run_override (gboolean onednn)
+{
+  static const char *const outputs[] = { "relu", "tanh", "abs", "chain",
+    "mixed", "conv_relu", "conv_bn_relu", "conv_residual", "conv_bias",
+    "conv_tanh" };
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autofree char *path = src_path ("tests/custom-op/data/override.onnx");
+  g_autoptr (GError) err = NULL;
+  g_autoptr (ClinferModel) model = NULL;
+  g_autoptr (ClinferCompiled) compiled = NULL;
+  g_autoptr (ClinferRequest) req = NULL;
+  g_autoptr (ClinferTensor) x =
+      load_npy ("tests/custom-op/data/override-x.npy");
+
+  if (onednn)
+    g_unsetenv ("CLINFER_CPU_ONEDNN");
+  else
+    g_setenv ("CLINFER_CPU_ONEDNN", "0", TRUE);
+  clinfer_compile_config_set_device (cfg, device);
+  clinfer_compile_config_set_threads (cfg, 2);
+  g_assert_true (clinfer_compile_config_add_custom_lib (cfg,
+          g_getenv ("CLINFER_OVERRIDE_OPS"), &err));
+  g_assert_no_error (err);
+  model = clinfer_model_read_with_config (path, cfg, &err);
+  g_assert_no_error (err);
+  compiled = clinfer_compile (model, cfg, &err);
+  g_assert_no_error (err);
+  g_unsetenv ("CLINFER_CPU_ONEDNN");
+  req = clinfer_compiled_create_request (compiled, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_request_set_input (req, "x", x, &err));
+  g_assert_true (clinfer_request_infer (req, &err));
+  g_assert_no_error (err);
+  for (guint i = 0; i < G_N_ELEMENTS (outputs); i++) {
+    g_autofree char *rel = g_strdup_printf (
+        "tests/custom-op/data/override-%u-%s.npy", i, outputs[i]);
+    g_autoptr (ClinferTensor) want = load_npy (rel);
+    ClinferTensor *got = clinfer_request_get_output (req, i);
+    int64_t n = clinfer_tensor_get_n_elements (want);
+
+    g_assert_nonnull (got);
+    g_assert_cmpint (clinfer_tensor_get_n_elements (got), ==, n);
+    for (int64_t k = 0; k < n; k++) {
+      double a = clinfer_tensor_get_as_double (got, k);
+      double b = clinfer_tensor_get_as_double (want, k);
+      if (fabs (a - b) > 1e-4 * MAX (1.0, fabs (b)))
+        g_error ("%s%s: output %s element %" G_GINT64_FORMAT ": got %g, "
+            "want %g (the override's result)", device,
+            onednn ? "" : " without oneDNN", outputs[i], k, a, b);
+    }
+  }
+}
+
+static void
+test_override_everywhere (void)
+{
+  run_override (TRUE);
+  if (g_ascii_strcasecmp (device, "CPU") == 0)
+    run_override (FALSE);
+}
+
+/* Ops the model readers never turn into steps cannot be overridden. */
+static void
+test_override_source_refused (void)
+{
+  ClinferCustomOp op = OP ("Constant", "", double_compute);
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (GError) err = NULL;
+  const ClinferCustomOp *p = &op;
+
+  op.flags = CLINFER_CUSTOM_OP_OVERRIDE_BUILTIN;
+  g_assert_false (clinfer_compile_config_add_custom_ops (cfg, &p, 1, &err));
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err->message,
+          "op 'Constant' cannot be overridden"));
+  g_assert_cmpuint (clinfer_compile_config_get_n_custom_ops (cfg), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -604,6 +822,9 @@ main (int argc, char **argv)
     g_test_add_func ("/custom-op/gpu/example-model", test_example_model);
     g_test_add_func ("/custom-op/gpu/image-model", test_image_model);
     g_test_add_func ("/custom-op/gpu/foreign-ir", test_foreign_ir);
+    g_test_add_func ("/custom-op/gpu/override-everywhere",
+        test_override_everywhere);
+    g_test_add_func ("/custom-op/gpu/error-format", test_error_format);
     return g_test_run ();
   }
   g_test_add_func ("/custom-op/example-model", test_example_model);
@@ -621,5 +842,9 @@ main (int argc, char **argv)
   g_test_add_func ("/custom-op/create-kernel-error", test_create_kernel_error);
   g_test_add_func ("/custom-op/registration-errors", test_registration_errors);
   g_test_add_func ("/custom-op/override-builtin", test_override_builtin);
+  g_test_add_func ("/custom-op/override-everywhere", test_override_everywhere);
+  g_test_add_func ("/custom-op/error-format", test_error_format);
+  g_test_add_func ("/custom-op/override-source-refused",
+      test_override_source_refused);
   return g_test_run ();
 }

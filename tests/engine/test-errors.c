@@ -2,6 +2,7 @@
  * GError (right code, file and node named), never a crash. Run under ASan
  * in CI. Paths come from CLINFER_SOURCE_ROOT (set by meson). */
 #include <clinfer/clinfer.h>
+#include "../error-format.h"
 #include <glib/gstdio.h>
 #include <unistd.h>
 #include <string.h>
@@ -199,6 +200,69 @@ test_wrong_input_shape_and_type (void)
   g_assert_cmpuint (clinfer_compiled_get_n_outputs (c), ==, 4);
 }
 
+/* Read, shape inference and run time on each device, for built-in ops:
+ * every message is "<model>: node <label>[ on <device>]: <what>". */
+static void
+test_node_error_format (void)
+{
+  g_autofree char *unknown = source_path ("tests/data/errors/unknown-op.onnx");
+  g_autofree char *group = source_path ("tests/data/errors/bad-conv-group.onnx");
+  g_autofree char *bcast = source_path ("tests/data/errors/broadcast-mismatch.onnx");
+  g_autofree char *reshape = source_path ("tests/data/errors/runtime-reshape.onnx");
+  static const char *const devices[] = { "CPU", "GPU" };
+  GError *err = NULL;
+  ClinferModel *m;
+
+  g_assert_null (clinfer_model_read (unknown, &err));
+  assert_node_error (err->message, unknown, "FrobnicateTensor 'mystery'", NULL);
+  g_clear_error (&err);
+  m = clinfer_model_read (group, &err);
+  g_assert_null (m ? clinfer_compile (m, NULL, &err) : NULL);
+  assert_node_error (err->message, group, "Conv 'bad_group_conv'", NULL);
+  g_clear_error (&err);
+  g_clear_pointer (&m, clinfer_model_unref);
+  m = clinfer_model_read (bcast, &err);
+  g_assert_null (m ? clinfer_compile (m, NULL, &err) : NULL);
+  assert_node_error (err->message, bcast, "Add 'mismatched_add'", NULL);
+  g_clear_error (&err);
+  g_clear_pointer (&m, clinfer_model_unref);
+
+  /* Run time: s = [4, 4] for x's 6 values, on the CPU and (when an OpenCL
+   * device opens) the GPU. */
+  m = clinfer_model_read (reshape, &err);
+  g_assert_no_error (err);
+  for (guint d = 0; d < G_N_ELEMENTS (devices); d++) {
+    g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+    g_autoptr (ClinferCompiled) c = NULL;
+    g_autoptr (ClinferRequest) r = NULL;
+    int64_t xd[] = { 6 }, sd[] = { 2 };
+    ClinferShape xs = clinfer_shape_make (1, xd), ss = clinfer_shape_make (1, sd);
+    g_autoptr (ClinferTensor) x = clinfer_tensor_new (CLINFER_TYPE_F32, &xs, NULL);
+    g_autoptr (ClinferTensor) s = clinfer_tensor_new (CLINFER_TYPE_I64, &ss, NULL);
+    g_autofree char *dev_name = NULL;
+
+    ((int64_t *) clinfer_tensor_get_data (s))[0] = 4;
+    ((int64_t *) clinfer_tensor_get_data (s))[1] = 4;
+    clinfer_compile_config_set_device (cfg, devices[d]);
+    c = clinfer_compile (m, cfg, &err);
+    if (c == NULL && d > 0) {
+      g_test_message ("no OpenCL device (%s): GPU run not checked", err->message);
+      g_clear_error (&err);
+      continue;
+    }
+    g_assert_no_error (err);
+    r = clinfer_compiled_create_request (c, &err);
+    g_assert_true (clinfer_request_set_input (r, "x", x, &err));
+    g_assert_true (clinfer_request_set_input (r, "s", s, &err));
+    g_assert_false (clinfer_request_infer (r, &err));
+    dev_name = g_strdup (clinfer_compiled_get_device_name (c));
+    assert_node_error (err->message, reshape, "Reshape 'runtime_reshape'",
+        dev_name);
+    g_clear_error (&err);
+  }
+  clinfer_model_unref (m);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -210,6 +274,7 @@ main (int argc, char **argv)
   g_test_add_func ("/errors/bad-conv-group", test_bad_conv_group);
   g_test_add_func ("/errors/broadcast-mismatch", test_broadcast_mismatch);
   g_test_add_func ("/errors/cycle", test_cycle);
+  g_test_add_func ("/errors/node-error-format", test_node_error_format);
   g_test_add_func ("/errors/wrong-input-shape-and-type", test_wrong_input_shape_and_type);
   return g_test_run ();
 }

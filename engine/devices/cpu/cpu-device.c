@@ -508,14 +508,15 @@ run_steps (CpuRun *run, CpuLayout *l, ClinferRunIO *io, GError **error)
 #ifdef CLINFER_HAVE_ONEDNN
     if (l->onednn && clinfer_onednn_plan_owns_step (plan->device_data, i)) {
       if (!clinfer_onednn_step_run (l->onednn, i, l->slot_tensors, error)) {
-        g_prefix_error (error, "%s: node %s: ", origin,
-            clinfer_node_label (st->node));
+        clinfer_node_prefix_error (error, st->node, run->base.device->name);
         return FALSE;
       }
     } else
 #endif
-    if (!clinfer_cpu_step_run (plan, st, l->slot_tensors, origin, error))
+    if (!clinfer_cpu_step_run (plan, st, l->slot_tensors, origin, error)) {
+      clinfer_node_prefix_error (error, st->node, run->base.device->name);
       return FALSE;
+    }
     if (io->profile)
       clinfer_profile_record (io->profile, st,
           (g_get_monotonic_time () - t0) * 1000);

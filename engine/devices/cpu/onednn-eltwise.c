@@ -19,8 +19,7 @@
 static gboolean
 is_op (const ClinferNode *node, const char *op_type)
 {
-  return (node->domain[0] == '\0' || strcmp (node->domain, "ai.onnx") == 0)
-      && strcmp (node->op_type, op_type) == 0;
+  return clinfer_node_is_builtin_op (node, "", op_type);
 }
 
 static gboolean

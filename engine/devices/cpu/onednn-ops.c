@@ -13,8 +13,7 @@
 static gboolean
 is_op (const ClinferNode *node, const char *domain, const char *op_type)
 {
-  const char *d = strcmp (node->domain, "ai.onnx") == 0 ? "" : node->domain;
-  return strcmp (d, domain) == 0 && strcmp (node->op_type, op_type) == 0;
+  return clinfer_node_is_builtin_op (node, domain, op_type);
 }
 
 static gboolean

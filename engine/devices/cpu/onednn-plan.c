@@ -342,7 +342,7 @@ fuse_matmul_bias (ClinferOnednnPlan *oplan, guint i, guint j,
       : NULL;
   ClinferSlot *out;
 
-  if (b == NULL || strcmp (node->op_type, "Add") != 0 || node->domain[0] != '\0'
+  if (b == NULL || !clinfer_node_is_builtin_op (node, "", "Add")
       || add->in_slots[1 - bi] != mm->out_slots[0] || b->value == NULL
       || b->type != CLINFER_TYPE_F32 || b->shape.rank > y->rank
       || clinfer_tensor_get_n_elements (b->value) != y->dims[y->rank - 1]
@@ -503,7 +503,7 @@ fuse_resize_add (ClinferOnednnPlan *oplan, gboolean *claimed,
     const ClinferShape *y = &node->outputs[0].shape;
 
     if (!claimed[j] || kinds[j] != ONEDNN_OP_BINARY || node->n_inputs != 2
-        || *node->domain != '\0' || strcmp (node->op_type, "Add") != 0
+        || !clinfer_node_is_builtin_op (node, "", "Add")
         || add->in_slots[0] == add->in_slots[1])
       continue;
     for (guint k = 0; k < 2; k++) {

@@ -17,6 +17,7 @@ typedef struct {
   ClinferOpDef def;          /* first: node->def points here */
   LayerFile *file;
   const OclCustomLayer *layer;
+  char *note;                /* def.note: "custom OpenCL layer from <file>" */
 } LayerOp;
 
 static void
@@ -34,6 +35,7 @@ layer_op_free (gpointer p)
   LayerOp *op = p;
 
   layer_file_unref (op->file);
+  g_free (op->note);
   g_free (op);
 }
 
@@ -96,6 +98,8 @@ clinfer_ocl_custom_add_ops (const char *config_file, ClinferOpSet *set,
     op->def.max_outputs = CLINFER_VARIADIC;
     op->def.flags = CLINFER_OP_NO_FOLD;
     op->def.infer = layer_infer;
+    op->note = g_strdup_printf ("custom OpenCL layer from %s", config_file);
+    op->def.note = op->note;
     clinfer_op_set_add_def (set, &op->def, op, layer_op_free);
   }
   layer_file_unref (f);

@@ -7,8 +7,6 @@
 #include <omp.h>
 #include <string.h>
 
-static const char *const op_domains_default[] = { "", "ai.onnx", NULL };
-
 static ClinferDevice *
 device_new (OclCore *core, const ClinferDeviceOptions *options,
     GError **error)
@@ -194,8 +192,7 @@ build_step (OclDevice *d, ClinferPlan *plan, ClinferStep *st, OclPlan *p,
   else
     ok = clinfer_ocl_op_lookup (st->node)->build (&b, st->node, error);
   if (!ok) {
-    g_prefix_error (error, "%s: node %s on %s: ", origin,
-        clinfer_node_label (st->node), d->base.name);
+    clinfer_node_prefix_error (error, st->node, d->base.name);
     return FALSE;
   }
   clinfer_ocl_step_impl_finish (b.impl);
@@ -311,13 +308,9 @@ extern const OclOpEntry clinfer_ocl_ops[];
 const OclOpEntry *
 clinfer_ocl_op_lookup (const ClinferNode *node)
 {
-  const char *domain = node->domain ? node->domain : "";
-
-  if (g_strv_contains (op_domains_default, domain))
-    domain = "";
   for (guint i = 0; clinfer_ocl_ops[i].op_type; i++)
-    if (strcmp (clinfer_ocl_ops[i].op_type, node->op_type) == 0
-        && strcmp (clinfer_ocl_ops[i].domain, domain) == 0)
+    if (clinfer_node_is_builtin_op (node, clinfer_ocl_ops[i].domain,
+            clinfer_ocl_ops[i].op_type))
       return &clinfer_ocl_ops[i];
   return NULL;
 }

@@ -995,8 +995,7 @@ clinfer_ocl_run (ClinferDeviceRun *base, ClinferRunIO *io, GError **error)
           (g_get_monotonic_time () - t0) * 1000);
     }
     if (!ok)
-      g_prefix_error (error, "%s: node %s on %s: ", plan->graph->origin,
-          clinfer_node_label (st->node), base->device->name);
+      clinfer_node_prefix_error (error, st->node, base->device->name);
   }
   for (guint i = 0; ok && i < plan->n_outputs; i++)
     ok = write_output (r, i, io, error);

@@ -871,6 +871,7 @@ node_name_outputs (ReadCtx *ctx, const Onnx__NodeProto *np, ClinferNode *node,
 
     g_free (node->outputs[i].name);
     if (*name == '\0') {
+      node->outputs[i].left_out = TRUE;
       node->outputs[i].name = g_strdup_printf ("%s#%u:unused%u",
           node->op_type, node->id, i);
       for (guint k = 1; g_hash_table_contains (scope->names,

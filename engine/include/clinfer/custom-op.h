@@ -82,8 +82,13 @@ typedef struct {
 /* Flags of a ClinferCustomOp. */
 typedef enum {
   /* The op replaces a built-in op of the same name in the default ONNX
-   * domain (or an IR layer type). Without this flag such a name is a
-   * registration error. */
+   * domain (and the IR layers clinfer reads as that op, e.g. ReLU for
+   * Relu) in every model read with the config, on every device: its
+   * nodes run this op's compute, never a built-in kernel, and no compile
+   * pass fuses or folds them into other ops (a Relu after a Conv stays a
+   * node of its own). Without this flag such a name is a registration
+   * error. Constant cannot be overridden (the model readers turn it into
+   * tensors). */
   CLINFER_CUSTOM_OP_OVERRIDE_BUILTIN = 1 << 0,
 } ClinferCustomOpFlags;
 
@@ -129,7 +134,9 @@ typedef struct _ClinferCustomOp ClinferCustomOp;
  * @create_kernel: reads the node's attributes through @info and returns
  *   the op's per-node state in *@kernel (may be NULL). 0 or -1.
  * @infer_shapes: (optional) sets each output's type and shape from the
- *   inputs; without it every output takes input 0's shape and type.
+ *   inputs; without it every output takes input 0's shape, and the
+ *   element type its output port declares (input 0's type when the port
+ *   says CLINFER_TYPE_UNDEFINED).
  *   Dims unknown until run time are CLINFER_DIM_DYNAMIC. 0 or -1.
  * @compute: runs the op: reads inputs and allocates outputs through
  *   @ctx. 0 or -1.
