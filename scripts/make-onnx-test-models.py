@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Write the small ONNX fixtures of tests/engine/test-onnx-reader.c.
+"""Write the small ONNX fixtures of tests/engine/test-onnx-reader.c (and
+pad-conv.onnx, for tests/tools/test-cli.py).
 
 Usage (Debian: python3-onnx, python3-numpy):
     /usr/bin/python3 scripts/make-onnx-test-models.py
@@ -197,8 +198,29 @@ def make_tensor_file():
         f.write(t.SerializeToString())
 
 
+def make_pad_conv():
+    """x [1,3,16,16] -> Pad (TensorFlow's SAME before a stride-2 conv:
+    0 before, 1 after each spatial dim) 'pad' -> Conv 3x3 stride 2 'conv'
+    -> y [1,4,8,8]: fold-pad makes it one Conv."""
+    rng = np.random.default_rng(5)
+    inits = [numpy_helper.from_array(
+                 rng.uniform(-0.5, 0.5, (4, 3, 3, 3)).astype(np.float32), 'w'),
+             numpy_helper.from_array(
+                 np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64), 'pads')]
+    g = helper.make_graph(
+        [helper.make_node('Pad', ['x', 'pads'], ['p'], name='pad'),
+         helper.make_node('Conv', ['p', 'w'], ['y'], name='conv',
+                          kernel_shape=[3, 3], strides=[2, 2])],
+        'pad_conv', [helper.make_tensor_value_info('x', TensorProto.FLOAT,
+                                                   [1, 3, 16, 16])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 4, 8, 8])],
+        inits)
+    save(model(g), 'pad-conv.onnx')
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
+    make_pad_conv()
     make_basic()
     make_subgraph()
     make_errors()

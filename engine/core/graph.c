@@ -309,8 +309,6 @@ node_copy_shallow (ClinferGraph *dst, const ClinferNode *src)
 {
   ClinferNode *n = clinfer_graph_add_node (dst, src->op_type, src->domain,
       src->name, src->n_inputs, src->n_outputs);
-  GHashTableIter it;
-  gpointer k, v;
 
   n->id = src->id;
   n->opset = src->opset;
@@ -324,9 +322,7 @@ node_copy_shallow (ClinferGraph *dst, const ClinferNode *src)
     if (src->outputs[i].value)
       n->outputs[i].value = clinfer_tensor_ref (src->outputs[i].value);
   }
-  g_hash_table_iter_init (&it, src->attrs);
-  while (g_hash_table_iter_next (&it, &k, &v))
-    g_hash_table_insert (n->attrs, g_strdup (k), attr_copy (v));
+  clinfer_node_copy_attrs (src, n);
   return n;
 }
 
@@ -452,6 +448,17 @@ void
 clinfer_node_set_attr (ClinferNode *node, const char *name, ClinferAttr *attr)
 {
   g_hash_table_insert (node->attrs, g_strdup (name), attr);
+}
+
+void
+clinfer_node_copy_attrs (const ClinferNode *src, ClinferNode *dst)
+{
+  GHashTableIter it;
+  gpointer k, v;
+
+  g_hash_table_iter_init (&it, src->attrs);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    g_hash_table_insert (dst->attrs, g_strdup (k), attr_copy (v));
 }
 
 const ClinferAttr *

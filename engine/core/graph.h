@@ -144,6 +144,9 @@ int clinfer_graph_get_opset (const ClinferGraph *graph, const char *domain);
 
 /* Node helpers */
 void clinfer_node_set_attr (ClinferNode *node, const char *name, ClinferAttr *attr);
+/* Copies every attribute of @src onto @dst (tensors and graphs shared by
+ * reference, as clinfer_graph_copy() does). */
+void clinfer_node_copy_attrs (const ClinferNode *src, ClinferNode *dst);
 const ClinferAttr *clinfer_node_get_attr (const ClinferNode *node, const char *name);
 void clinfer_attr_free (ClinferAttr *attr);
 ClinferAttr *clinfer_attr_new_int (int64_t v);

@@ -173,29 +173,6 @@ collect_chain (const ClinferGraph *graph, Chain *ch)
   }
 }
 
-static void
-copy_conv_attrs (const ClinferNode *conv, ClinferNode *fused)
-{
-  GHashTableIter it;
-  gpointer k, v;
-
-  g_hash_table_iter_init (&it, conv->attrs);
-  while (g_hash_table_iter_next (&it, &k, &v)) {
-    const ClinferAttr *a = v;
-    ClinferAttr *c = NULL;
-    switch (a->type) {
-      case CLINFER_ATTR_INT: c = clinfer_attr_new_int (a->i); break;
-      case CLINFER_ATTR_FLOAT: c = clinfer_attr_new_float (a->f); break;
-      case CLINFER_ATTR_STRING: c = clinfer_attr_new_string (a->s); break;
-      case CLINFER_ATTR_INTS: c = clinfer_attr_new_ints (a->ints.v, a->ints.n); break;
-      case CLINFER_ATTR_FLOATS: c = clinfer_attr_new_floats (a->floats.v, a->floats.n); break;
-      default: break;        /* Conv has no other attribute kinds */
-    }
-    if (c)
-      clinfer_node_set_attr (fused, k, c);
-  }
-}
-
 static ClinferNode *
 build_fused (ClinferGraph *graph, Chain *ch)
 {
@@ -205,7 +182,7 @@ build_fused (ClinferGraph *graph, Chain *ch)
   ClinferPortDesc *tail = port_desc (ch->tail);
 
   f->opset = 1;
-  copy_conv_attrs (conv, f);
+  clinfer_node_copy_attrs (conv, f);
   clinfer_node_set_attr (f, "activation", clinfer_attr_new_string (ch->act));
   if (strcmp (ch->act, "Clip") == 0) {
     clinfer_node_set_attr (f, "activation_min", clinfer_attr_new_float (ch->act_min));

@@ -12,6 +12,9 @@ static const ClinferPass passes[] = {
     "time and replace them by constants", FALSE, clinfer_pass_fold_constants },
   { "remove-dead-nodes", "drop nodes that no graph output depends on",
     FALSE, clinfer_pass_remove_dead_nodes },
+  { "fold-pad", "fold a Pad with zeros on the spatial dims into the "
+    "padding of the Conv, AveragePool or MaxPool that reads it", FALSE,
+    clinfer_pass_fold_pad },
   { "fuse-conv-batchnorm", "fold a BatchNormalization into the weights and "
     "bias of the Conv before it (when the Conv feeds only it)", FALSE,
     clinfer_pass_fuse_conv_batchnorm },

@@ -11,6 +11,7 @@ static const struct {
   { "", "Conv", clinfer_cpu_conv_factory },
   { "com.clinfer", "FusedConv", clinfer_cpu_conv_factory },
   { "", "MaxPool", clinfer_cpu_max_pool_factory },
+  { "", "Pad", clinfer_cpu_pad_factory },
   { "", "LayerNormalization", clinfer_cpu_layer_norm_factory },
 };
 

@@ -155,6 +155,8 @@ gboolean clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_layer_norm_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_max_pool_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 

@@ -43,6 +43,44 @@ width (int current, const char *text)
   return MAX (current, (int) strlen (text ? text : ""));
 }
 
+static int
+by_time_desc (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Profile *p = data;
+  gint64 x = p->sum_ns[*(const guint *) a], y = p->sum_ns[*(const guint *) b];
+
+  return (x < y) - (x > y);
+}
+
+/* The steps on the engine's reference kernels (the portable eval every
+ * op has; no device or fast kernel took them): where a model loses time
+ * to missing kernels. Listed slowest first, then two key lines. */
+static void
+profile_print_reference (const Profile *p, const ClinferProfileEntry *e,
+    guint n, double total)
+{
+  g_autoptr (GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
+  double ms = 0.0;
+
+  for (guint i = 0; i < n; i++)
+    if (g_strcmp0 (e[i].kernel, "reference") == 0) {
+      g_array_append_val (idx, i);
+      ms += (double) p->sum_ns[i] / p->runs / 1e6;
+    }
+  g_array_sort_with_data (idx, by_time_desc, (gpointer) p);
+  if (idx->len > 0) {
+    printf ("on reference kernels: %u of %u steps, %.4f ms (%.1f%%):\n",
+        idx->len, n, ms, total > 0.0 ? 100.0 * ms / total : 0.0);
+    for (guint k = 0; k < idx->len; k++) {
+      guint i = g_array_index (idx, guint, k);
+      printf ("  %s '%s' %s  %.4f ms\n", e[i].op_type ? e[i].op_type : "",
+          e[i].node_name ? e[i].node_name : "", e[i].shape ? e[i].shape : "",
+          (double) p->sum_ns[i] / p->runs / 1e6);
+    }
+  }
+  printf ("reference_steps=%u\nreference_ms=%.4f\n", idx->len, ms);
+}
+
 /* The per-node table, in execution order, from the last run's entries. */
 static void
 profile_print (const Profile *p, ClinferRequest *request)
@@ -76,6 +114,7 @@ profile_print (const Profile *p, ClinferRequest *request)
   }
   printf ("%-*s  %10.4f  %6.2f\n", wn + wo + wk + ws + 6, "total", total,
       100.0);
+  profile_print_reference (p, e, n, total);
 }
 
 static int

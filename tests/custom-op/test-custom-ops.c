@@ -9,6 +9,7 @@
  * CLINFER_BAD_OPS_DIR (tests/custom-op's bad libraries), CLINFER_SRCDIR. */
 #include <clinfer/clinfer.h>
 #include "../error-format.h"
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -246,19 +247,35 @@ test_lib_errors (void)
       CLINFER_ERROR_INVALID_ARGUMENT);
 }
 
-/* The same library twice: the second one clashes with the first, naming
- * it; the first stays usable. */
+/* The same library path twice is loaded once; a copy of it under another
+ * name registers the same ops again: a clash naming the first. */
 static void
 test_lib_twice (void)
 {
   g_autoptr (ClinferCompileConfig) cfg = example_config ();
   g_autoptr (GError) err = NULL;
   const char *lib = g_getenv ("CLINFER_EXAMPLE_OPS");
+  g_autofree char *dir = g_path_get_dirname (lib);
+  g_autofree char *base = g_path_get_basename (lib);
+  g_autofree char *dotted = g_build_filename (dir, ".", base, NULL);
+  g_autofree char *tmp = g_dir_make_tmp ("clinfer-lib-XXXXXX", NULL);
+  g_autofree char *copy = g_build_filename (tmp, "libcopy.so", NULL);
+  g_autofree gchar *bytes = NULL;
+  gsize len = 0;
 
-  g_assert_false (clinfer_compile_config_add_custom_lib (cfg, lib, &err));
+  g_assert_true (clinfer_compile_config_add_custom_lib (cfg, lib, &err));
+  g_assert_true (clinfer_compile_config_add_custom_lib (cfg, dotted, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (clinfer_compile_config_get_n_custom_ops (cfg), ==, 2);
+  g_assert_true (g_file_get_contents (lib, &bytes, &len, NULL));
+  g_assert_true (g_file_set_contents (copy, bytes, (gssize) len, NULL));
+  g_assert_false (clinfer_compile_config_add_custom_lib (cfg, copy, &err));
   g_assert_nonnull (strstr (err->message, "already registered by"));
   g_assert_nonnull (strstr (err->message, lib));
+  g_assert_nonnull (strstr (err->message, copy));
   g_assert_cmpuint (clinfer_compile_config_get_n_custom_ops (cfg), ==, 2);
+  g_unlink (copy);
+  g_rmdir (tmp);
 }
 
 /* Two configs with different libraries: each model sees its own ops. */

@@ -302,3 +302,14 @@ op_test_set_conv_attrs (ClinferNode *n, int kh, int kw, int sh, int sw,
     clinfer_node_set_attr (n, "activation_alpha", clinfer_attr_new_float (0.2f));
   }
 }
+
+guint
+op_test_count_ops (const ClinferGraph *g, const char *op_type)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < g->nodes->len; i++)
+    n += strcmp (((ClinferNode *) g_ptr_array_index (g->nodes, i))->op_type,
+        op_type) == 0;
+  return n;
+}

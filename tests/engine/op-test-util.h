@@ -30,6 +30,8 @@ ClinferNode *op_test_input_like (ClinferGraph *g, const char *name,
 ClinferNode *op_test_node (ClinferGraph *g, const char *op_type,
     const char *domain, const char *name, guint n_in, ClinferNode **inputs,
     guint n_out);
+/* Nodes of @g whose op type is @op_type. */
+guint op_test_count_ops (const ClinferGraph *g, const char *op_type);
 /* Resolves every node and infers shapes in topological order. */
 gboolean op_test_prepare (ClinferGraph *g, GError **error);
 /* Runs @node's reference eval on @inputs (n_inputs entries); returns the

@@ -37,17 +37,6 @@ typedef enum {
   FORM_CLIP_TO_FIVE,         /* Clip (.., 0, 5): not HardSwish */
 } Form;
 
-static guint
-count_ops (const ClinferGraph *g, const char *op_type)
-{
-  guint n = 0;
-  for (guint i = 0; i < g->nodes->len; i++) {
-    const ClinferNode *node = g_ptr_array_index (g->nodes, i);
-    n += strcmp (node->op_type, op_type) == 0;
-  }
-  return n;
-}
-
 static ClinferNode *
 scalar (ClinferGraph *g, const char *name, float v)
 {
@@ -146,14 +135,14 @@ test_form (gconstpointer data)
   g_assert_cmpint (changed, ==, fuses);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  g_assert_cmpuint (count_ops (g, "HardSwish"), ==, fuses ? 1 : 0);
+  g_assert_cmpuint (op_test_count_ops (g, "HardSwish"), ==, fuses ? 1 : 0);
   o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
   if (fuses) {
     g_assert_cmpstr (o->ref.node->op_type, ==, "HardSwish");
     g_assert_true (o->ref.node->inputs[0].node == in);
-    g_assert_cmpuint (count_ops (g, "Mul") + count_ops (g, "Div")
-        + count_ops (g, "Clip") + count_ops (g, "Add")
-        + count_ops (g, "HardSigmoid"), ==, 0);
+    g_assert_cmpuint (op_test_count_ops (g, "Mul") + op_test_count_ops (g, "Div")
+        + op_test_count_ops (g, "Clip") + op_test_count_ops (g, "Add")
+        + op_test_count_ops (g, "HardSigmoid"), ==, 0);
   }
   /* Consumers still find the tensor by its name. */
   g_assert_cmpstr (o->ref.node->outputs[o->ref.port].name, ==, out_name);
@@ -319,10 +308,10 @@ test_conv_scale (gconstpointer data)
   g_assert_cmpint (changed, ==, fuses);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  g_assert_cmpuint (count_ops (g, conv_op), ==, 1);
-  g_assert_cmpuint (count_ops (g, "Mul") + count_ops (g, "Add")
-      + count_ops (g, "Sub") + count_ops (g, "Div")
-      + count_ops (g, "BatchNormalization"), ==, fuses ? 0 : n_ops);
+  g_assert_cmpuint (op_test_count_ops (g, conv_op), ==, 1);
+  g_assert_cmpuint (op_test_count_ops (g, "Mul") + op_test_count_ops (g, "Add")
+      + op_test_count_ops (g, "Sub") + op_test_count_ops (g, "Div")
+      + op_test_count_ops (g, "BatchNormalization"), ==, fuses ? 0 : n_ops);
   o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
   if (fuses)
     g_assert_cmpstr (o->ref.node->op_type, ==, conv_op);
@@ -379,8 +368,8 @@ test_residual_gate (gconstpointer data)
   g_assert_cmpint (changed, ==, fuses);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  g_assert_cmpuint (count_ops (g, "Mul"), ==, 1);
-  g_assert_cmpuint (count_ops (g, "Add"), ==, 1);
+  g_assert_cmpuint (op_test_count_ops (g, "Mul"), ==, 1);
+  g_assert_cmpuint (op_test_count_ops (g, "Add"), ==, 1);
   o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
   g_assert_cmpstr (o->ref.node->op_type, ==, fuses ? "Mul" : "Add");
   if (fuses) {
@@ -463,10 +452,10 @@ test_batchnorm_affine (gconstpointer data)
   g_assert_true (changed);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  g_assert_cmpuint (count_ops (g, "BatchNormalization"), ==, 0);
+  g_assert_cmpuint (op_test_count_ops (g, "BatchNormalization"), ==, 0);
   /* The BatchNormalization's four parameters are gone, and a folded
    * operation's constant too. */
-  g_assert_cmpuint (count_ops (g, "Constant"), ==, pre && !folds ? 3 : 2);
+  g_assert_cmpuint (op_test_count_ops (g, "Constant"), ==, pre && !folds ? 3 : 2);
   o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
   add = o->ref.node;
   g_assert_cmpstr (add->op_type, ==, "Add");
@@ -577,7 +566,7 @@ test_eltwise_chain (gconstpointer data)
   g_assert_cmpint (changed, ==, want_chains > 0);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  g_assert_cmpuint (count_ops (g, "EltwiseChain"), ==, want_chains);
+  g_assert_cmpuint (op_test_count_ops (g, "EltwiseChain"), ==, want_chains);
   if (form == CHAIN_LONG) {
     /* Add .. the Mul by t (8 links; t read twice, one input), then
      * HardSwish and Sigmoid. */
@@ -587,7 +576,7 @@ test_eltwise_chain (gconstpointer data)
     g_assert_cmpuint (y->n_inputs, ==, 1);
     g_assert_cmpstr (y->inputs[0].node->op_type, ==, "EltwiseChain");
     g_assert_cmpuint (y->inputs[0].node->n_inputs, ==, 3);
-    g_assert_cmpuint (count_ops (g, "Tanh") + count_ops (g, "Clip"), ==, 0);
+    g_assert_cmpuint (op_test_count_ops (g, "Tanh") + op_test_count_ops (g, "Clip"), ==, 0);
   }
   after = op_test_run_graph (g, inputs, &err);
   g_assert_no_error (err);
@@ -652,9 +641,9 @@ test_layernorm (gconstpointer data)
     g_assert_cmpint (changed, ==, fuses);
     g_assert_true (op_test_prepare (g, &err));
     g_assert_no_error (err);
-    g_assert_cmpuint (count_ops (g, "LayerNormalization"), ==, fuses ? 1 : 0);
-    g_assert_cmpuint (count_ops (g, "Sqrt") + count_ops (g, "Div")
-        + count_ops (g, "Sub") + count_ops (g, "ReduceMean"), ==, fuses ? 0 : 5);
+    g_assert_cmpuint (op_test_count_ops (g, "LayerNormalization"), ==, fuses ? 1 : 0);
+    g_assert_cmpuint (op_test_count_ops (g, "Sqrt") + op_test_count_ops (g, "Div")
+        + op_test_count_ops (g, "Sub") + op_test_count_ops (g, "ReduceMean"), ==, fuses ? 0 : 5);
     after = op_test_run_graph (g, inputs, &err);
     g_assert_no_error (err);
     op_test_assert_close (after, before, "fuse-layernorm");

@@ -541,17 +541,6 @@ test_max_pool_rejects_missing_kernel_shape (void)
 /* ---------------------------------------------------------------- */
 /* Fusion pass                                                       */
 
-static guint
-count_ops (const ClinferGraph *g, const char *op_type)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < g->nodes->len; i++)
-    n += strcmp (((ClinferNode *) g_ptr_array_index (g->nodes, i))->op_type,
-        op_type) == 0;
-  return n;
-}
-
 /* x -> Conv -> Add (@other) -> @act -> output, evaluated before and after
  * the pass; @fused: whether a FusedConv must replace the chain. */
 static void
@@ -577,9 +566,9 @@ check_fusion (ClinferGraph *g, ClinferNode *last, ClinferTensor *const *inputs,
   g_assert_no_error (err);
   if (fused) {
     ClinferGraphOutput *o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
-    g_assert_cmpuint (count_ops (g, "FusedConv"), ==, 1);
-    g_assert_cmpuint (count_ops (g, "Conv") + count_ops (g, "Add")
-        + count_ops (g, "Relu") + count_ops (g, "Clip"), ==, 0);
+    g_assert_cmpuint (op_test_count_ops (g, "FusedConv"), ==, 1);
+    g_assert_cmpuint (op_test_count_ops (g, "Conv") + op_test_count_ops (g, "Add")
+        + op_test_count_ops (g, "Relu") + op_test_count_ops (g, "Clip"), ==, 0);
     g_assert_cmpstr (o->ref.node->op_type, ==, "FusedConv");
     g_assert_cmpstr (o->ref.node->name, ==, "conv");
     g_assert_cmpstr (o->ref.node->outputs[0].name, ==, out_name);

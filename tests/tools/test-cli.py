@@ -259,6 +259,24 @@ def test_benchmark(c, bench_exe, model, tmp, inputs):
     dev = [i for i, l in enumerate(lines) if l.startswith("device=")]
     c.check(prof and dev and prof[0] < dev[0], "profile table before the summary",
             out)
+    # Steps on reference kernels are listed after the table: the Pad that
+    # fold-pad otherwise folds into the Conv.
+    pad_model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                             "data", "onnx", "pad-conv.onnx")
+    rc, out, err = run([bench_exe, pad_model, "--iterations", "3",
+                        "--profile", "--disable-pass", "fold-pad"])
+    lines = out.splitlines()
+    c.check(rc == 0 and "reference_steps=1" in lines
+            and any(re.match(r"^  Pad 'pad' 1x3x17x17  [0-9.]+ ms$", l)
+                    for l in lines)
+            and any(l.startswith("on reference kernels: 1 of 2 steps")
+                    for l in lines),
+            "benchmark --profile lists the steps on reference kernels", out)
+    rc, out, err = run([bench_exe, pad_model, "--iterations", "3", "--profile"])
+    lines = out.splitlines()
+    c.check(rc == 0 and "reference_steps=0" in lines
+            and not any(" Pad " in l for l in lines),
+            "fold-pad: the Pad is gone, no reference step", out)
     # Throughput mode: several requests in flight, fps=<value> last.
     for args, nireq in [(["--hint", "throughput"], None),
                         (["--nireq", "3", "--hint", "none"], "3"),

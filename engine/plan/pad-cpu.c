@@ -1,0 +1,162 @@
+/* clinfer — the CPU device's fast Pad: constant mode on a tensor of any
+ * rank and 1, 2, 4 or 8-byte elements, with pads known at compile time
+ * (zero or positive). The output is written row by row (the last dim): a
+ * row outside the input is the fill value, a row inside is the input row
+ * with the fill on either side. Rows are split between the threads. The
+ * reference eval (engine/ops/layout.c) looks each element up through
+ * per-dim index maps; the fold-pad pass removes the Pads a following
+ * Conv/pool can take, this kernel runs the rest. */
+#include "plan/cpu-kernels.h"
+#include <omp.h>
+#include <string.h>
+
+typedef struct {
+  ClinferShape x_shape, y_shape;
+  int64_t begin[CLINFER_MAX_RANK];
+  gsize es;
+  guint8 fill[8];
+  gboolean zero_fill;
+} PadState;
+
+/* @n elements of @es bytes at @dst set to @fill. */
+static void
+fill_elems (guint8 *dst, int64_t n, gsize es, const guint8 *fill,
+    gboolean zero)
+{
+  if (zero) {
+    memset (dst, 0, (size_t) n * es);
+    return;
+  }
+  for (int64_t i = 0; i < n; i++)
+    memcpy (dst + i * es, fill, es);
+}
+
+static gboolean
+pad_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const PadState *st = kernel->state;
+  const guint8 *x = clinfer_tensor_get_const_data (inputs[0]);
+  guint8 *y = clinfer_tensor_get_data (outputs[0]);
+  int r = st->y_shape.rank;
+  int64_t ow = r ? st->y_shape.dims[r - 1] : 1;
+  int64_t iw = r ? st->x_shape.dims[r - 1] : 1;
+  int64_t b = r ? st->begin[r - 1] : 0;
+  int64_t rows = 1;
+
+  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->x_shape)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "node %s: kernel %s got an input of another shape than prepared",
+        clinfer_node_label (node), kernel->name);
+    return FALSE;
+  }
+  for (int i = 0; i < r - 1; i++)
+    rows *= st->y_shape.dims[i];
+#pragma omp parallel for schedule (static) if (rows * ow > 65536)
+  for (int64_t row = 0; row < rows; row++) {
+    guint8 *dst = y + (size_t) (row * ow) * st->es;
+    int64_t rest = row, src_row = 0, stride = 1;
+    gboolean inside = TRUE;
+
+    /* The input row of this output row, dim by dim from the last. */
+    for (int i = r - 2; i >= 0; i--) {
+      int64_t o = rest % st->y_shape.dims[i], s = o - st->begin[i];
+      rest /= st->y_shape.dims[i];
+      if (s < 0 || s >= st->x_shape.dims[i]) {
+        inside = FALSE;
+        break;
+      }
+      src_row += s * stride;
+      stride *= st->x_shape.dims[i];
+    }
+    if (!inside) {
+      fill_elems (dst, ow, st->es, st->fill, st->zero_fill);
+      continue;
+    }
+    fill_elems (dst, b, st->es, st->fill, st->zero_fill);
+    memcpy (dst + (size_t) b * st->es, x + (size_t) (src_row * iw) * st->es,
+        (size_t) iw * st->es);
+    fill_elems (dst + (size_t) (b + iw) * st->es, ow - b - iw, st->es,
+        st->fill, st->zero_fill);
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  ClinferPortDesc *xd = clinfer_node_input_desc (node, 0);
+  const ClinferPortDesc *yd = &node->outputs[0];
+  int64_t pads[2 * CLINFER_MAX_RANK];
+  const char *mode = "constant";
+  double value = 0.0;
+  PadState *st;
+  int r;
+
+  if (xd == NULL || node->n_outputs != 1 || xd->shape.rank < 1
+      || !clinfer_shape_is_static (&xd->shape)
+      || !clinfer_shape_is_static (&yd->shape)
+      || !clinfer_node_attr_string (node, "mode", "constant", &mode, NULL)
+      || strcmp (mode, "constant") != 0)
+    return FALSE;
+  r = xd->shape.rank;
+  switch (clinfer_element_type_size (xd->type)) {
+    case 1: case 2: case 4: case 8: break;
+    default: return FALSE;
+  }
+  if (xd->type == CLINFER_TYPE_STRING || xd->type == CLINFER_TYPE_BOOL)
+    return FALSE;
+  if (node->opset < 11) {
+    const int64_t *p = NULL;
+    gsize n = 0;
+    float v = 0.f;
+    if (!clinfer_node_attr_ints (node, node->opset < 2 ? "paddings" : "pads",
+            &p, &n, NULL) || n != (gsize) 2 * r
+        || !clinfer_node_attr_float (node, "value", 0.f, &v, NULL))
+      return FALSE;
+    memcpy (pads, p, n * sizeof (int64_t));
+    value = v;
+  } else {
+    const ClinferPortDesc *pd = clinfer_node_input_desc (node, 1);
+    const ClinferPortDesc *vd = clinfer_node_input_desc (node, 2);
+    if (pd == NULL || pd->value == NULL
+        || clinfer_tensor_get_n_elements (pd->value) != 2 * r)
+      return FALSE;
+    for (int i = 0; i < 2 * r; i++)
+      pads[i] = clinfer_tensor_get_as_int64 (pd->value, i);
+    if (vd && (vd->value == NULL
+            || clinfer_tensor_get_n_elements (vd->value) != 1))
+      return FALSE;
+    if (vd)
+      value = clinfer_tensor_get_as_double (vd->value, 0);
+  }
+  for (int i = 0; i < 2 * r; i++)
+    if (pads[i] < 0)
+      return FALSE;          /* cropping: the reference eval */
+  st = g_new0 (PadState, 1);
+  st->x_shape = xd->shape;
+  st->y_shape = yd->shape;
+  st->es = clinfer_element_type_size (xd->type);
+  memcpy (st->begin, pads, r * sizeof (int64_t));
+  {
+    /* The fill in the tensor's type: one element through a tensor. */
+    ClinferShape one = clinfer_shape_make (0, NULL);
+    g_autoptr (ClinferTensor) t = clinfer_tensor_new (xd->type, &one, NULL);
+    if (t == NULL) {
+      g_free (st);
+      return FALSE;
+    }
+    clinfer_op_store_double (t, 0, value);
+    memcpy (st->fill, clinfer_tensor_get_const_data (t), st->es);
+  }
+  st->zero_fill = TRUE;
+  for (gsize i = 0; i < st->es; i++)
+    st->zero_fill &= st->fill[i] == 0;
+  kernel->name = g_strdup ("pad_rows");
+  kernel->state = st;
+  kernel->free_state = g_free;
+  kernel->run = pad_run;
+  return TRUE;
+}
