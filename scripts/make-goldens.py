@@ -15,6 +15,14 @@ Cases:
                referenced from the manifest rather than copied, to keep the tree small
     random     uniform [-1, 1) float32, numpy default_rng(RANDOM_SEED)
 
+And for each real model of benchmarks/fetched-models.json that
+scripts/fetch-bench-models.sh has fetched, a "random" case in
+tests/models/golden/<key>/random whose inputs are not stored but generated
+(the manifest's "generate": seed, distribution, range, shape; check-golden.py
+makes them again and checks their sha256), and whose outputs of more than
+SAMPLE elements are stored as SAMPLE values at evenly spaced flat indices
+(the manifest's "sample") plus their mean, to keep the tree small.
+
 ONNX Runtime runs on the CPU provider with graph optimisations disabled and one
 thread, so the reference is each ONNX op evaluated as written. With --check it
 only compares a fresh run with the stored goldens and writes nothing.
@@ -52,6 +60,10 @@ MODELS = [
     ("models/blazeface/face_detection_back_256x256_barracuda.onnx", "tests/data/astronaut-256.npy"),
 ]
 TOLERANCE = 1e-4  # same rule as tests/models/check-golden.py
+SAMPLE = 4096
+FETCHED_JSON = os.path.join("benchmarks", "fetched-models.json")
+FETCHED_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                           "clinfer", "bench-models")
 
 
 def sha256(path):
@@ -79,6 +91,17 @@ def within_tolerance(out, ref):
     diff = float(np.max(np.abs(out.astype(np.float64) - ref))) if ref.size else 0.0
     tol = TOLERANCE * max(1.0, float(np.max(np.abs(ref))) if ref.size else 0.0)
     return diff <= tol, diff
+
+
+def generator_info(seed=None):
+    """The manifest's "generator": what made the goldens."""
+    return {
+        "script": "scripts/make-goldens.py",
+        "onnxruntime": ort.__version__,
+        "numpy": np.__version__,
+        "graph_optimization_level": "ORT_DISABLE_ALL",
+        "random_seed": seed,
+    }
 
 
 def run_case(sess, model_rel, case, input_rel, input_array, check):
@@ -113,13 +136,7 @@ def run_case(sess, model_rel, case, input_rel, input_array, check):
         }],
         "outputs": [],
         "tolerance": "max|out - ref| <= %g * max(1, max|ref|)" % TOLERANCE,
-        "generator": {
-            "script": "scripts/make-goldens.py",
-            "onnxruntime": ort.__version__,
-            "numpy": np.__version__,
-            "graph_optimization_level": "ORT_DISABLE_ALL",
-            "random_seed": RANDOM_SEED if input_rel is None else None,
-        },
+        "generator": generator_info(RANDOM_SEED if input_rel is None else None),
     }
     for i, (meta, out) in enumerate(zip(sess.get_outputs(), outputs)):
         name = "output_%d.npy" % i
@@ -136,6 +153,83 @@ def run_case(sess, model_rel, case, input_rel, input_array, check):
     print("  %-45s %-10s top face score (sigmoid) = %.4f" % (
         os.path.basename(model_rel), case, 1.0 / (1.0 + np.exp(-float(scores.max())))))
     return ok
+
+
+def generated_input(spec):
+    """The input a manifest's "generate" entry describes (the same code as
+    tests/models/check-golden.py)."""
+    rng = np.random.default_rng(spec["seed"])
+    if spec["dtype"] in ("int64", "int32"):
+        return rng.integers(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
+    return rng.uniform(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
+
+
+def sample_indices(size):
+    return np.linspace(0, size - 1, SAMPLE).round().astype(np.int64)
+
+
+def run_fetched(key, entry, check):
+    """The "random" case of fetched model @key."""
+    model = os.path.join(FETCHED_DIR, entry["file"])
+    case_dir = os.path.join(GOLDEN_DIR, key, "random")
+    if not os.path.exists(model):
+        print("  %-45s skipped: not fetched (scripts/fetch-bench-models.sh)" % key)
+        return True
+    sess = session(model)
+    feeds, inputs = {}, []
+    for i, inp in enumerate(sess.get_inputs()):
+        shape = entry["shapes"].get(inp.name, inp.shape)
+        is_int = inp.type in ("tensor(int64)", "tensor(int32)")
+        low, high = entry["ranges"].get(inp.name, (0, 255) if is_int else (-1.0, 1.0))
+        spec = {"seed": RANDOM_SEED + i, "distribution": "uniform", "low": low, "high": high,
+                "shape": list(shape),
+                "dtype": {"tensor(int64)": "int64", "tensor(int32)": "int32"}.get(inp.type, "float32")}
+        data = generated_input(spec)
+        feeds[inp.name] = data
+        inputs.append({"name": inp.name, "generate": spec,
+                       "sha256": hashlib.sha256(data.tobytes()).hexdigest(),
+                       "shape": list(data.shape), "dtype": str(data.dtype)})
+    outputs = sess.run(None, feeds)
+    if check:
+        manifest = json.load(open(os.path.join(case_dir, "manifest.json")))
+        ok = True
+        for i, out in enumerate(outputs):
+            spec = manifest["outputs"][i]
+            ref = np.load(os.path.join(case_dir, spec["file"]))
+            flat = out.reshape(-1)[sample_indices(out.size)] if "sample" in spec else out
+            good, diff = within_tolerance(flat, ref)
+            ok &= good
+            print("  %-45s random     output %d max|diff|=%.3g %s" % (
+                key, i, diff, "ok" if good else "MISMATCH"))
+        return ok
+    os.makedirs(case_dir, exist_ok=True)
+    manifest = {
+        "model": "fetched:" + key,
+        "case": "random",
+        "inputs": inputs,
+        "outputs": [],
+        "tolerance": "max|out - ref| <= %g * max(1, max|ref|)" % TOLERANCE,
+        "generator": generator_info(),
+    }
+    for i, (meta, out) in enumerate(zip(sess.get_outputs(), outputs)):
+        name = "output_%d.npy" % i
+        spec = {"index": i, "name": meta.name, "file": name, "shape": list(out.shape),
+                "dtype": str(out.dtype)}
+        if out.size > SAMPLE:
+            spec["sample"] = {"count": SAMPLE, "indices": "linspace(0, size - 1, count), rounded",
+                              "mean": float(out.astype(np.float64).mean()),
+                              "max_abs": float(np.abs(out.astype(np.float64)).max())}
+            np.save(os.path.join(case_dir, name), out.reshape(-1)[sample_indices(out.size)])
+        else:
+            np.save(os.path.join(case_dir, name), out)
+        manifest["outputs"].append(spec)
+        print("  %-45s random     output %d %-13s %-12s min=%.4g max=%.4g mean=%.4g%s" % (
+            key, i, meta.name, "x".join(str(d) for d in out.shape), out.min(), out.max(),
+            out.mean(), " (sampled)" if "sample" in spec else ""))
+    with open(os.path.join(case_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+    return True
 
 
 def main():
@@ -157,6 +251,9 @@ def main():
                 astronaut_rel, astronaut.shape, model_rel, inp.shape))
         ok &= run_case(sess, model_rel, "astronaut", astronaut_rel, astronaut, args.check)
         ok &= run_case(sess, model_rel, "random", None, random_input(inp.shape), args.check)
+    with open(FETCHED_JSON) as f:
+        for key, entry in json.load(f)["models"].items():
+            ok &= run_fetched(key, entry, args.check)
     if not args.check:
         total = 0
         for dirpath, _, files in os.walk(GOLDEN_DIR):

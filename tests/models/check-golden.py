@@ -7,7 +7,15 @@ Usage: check-golden.py CLINFER_RUN MODEL GOLDEN_CASE_DIR [--threads N] [--keep D
 
 GOLDEN_CASE_DIR holds manifest.json and output_<i>.npy, written by
 scripts/make-goldens.py. The inputs are named in the manifest (a file in the
-case directory, or one under tests/data/), checked against their sha256.
+case directory, or one under tests/data/), checked against their sha256, or
+described by a "generate" entry (seed, uniform range, shape, dtype) and made
+here again with numpy, their sha256 checked too. An output with a "sample"
+entry is stored as values at evenly spaced flat indices: clinfer's output is
+compared at those indices (and its shape in full).
+
+MODEL "fetched:KEY" is a real model of benchmarks/fetched-models.json in
+~/.cache/clinfer/bench-models (scripts/fetch-bench-models.sh); when it has
+not been fetched the test is skipped (exit 77) saying so.
 Runs `CLINFER_RUN MODEL --input NAME=FILE --output-dir TMP`, then checks
   - exit status 0 and one `output <i> name=<name> ...` line per graph output,
     with the name, type and shape the manifest expects;
@@ -32,6 +40,10 @@ import tempfile
 import numpy as np
 
 TOLERANCE = 1e-4
+SKIP = 77
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FETCHED_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                           "clinfer", "bench-models")
 LINE_RE = re.compile(r"^output (\d+) name=(\S*) type=(\S+) shape=(\S*) min=(\S+) max=(\S+) mean=(\S+)$")
 TYPE_NAMES = {"float32": ("f32", "float32", "float"), "float16": ("f16", "float16"),
               "int64": ("i64", "int64"), "int32": ("i32", "int32"), "uint8": ("u8", "uint8"),
@@ -71,6 +83,33 @@ def compare(index, name, out, ref, tolerance=TOLERANCE):
             tuple(int(i) for i in at), out64.reshape(-1)[worst], ref64.reshape(-1)[worst],
             int((diff > tol).sum()))
     return ok, msg
+
+
+def generated_input(spec):
+    """The input a manifest's "generate" entry describes (the same code as
+    scripts/make-goldens.py)."""
+    rng = np.random.default_rng(spec["seed"])
+    if spec["dtype"] in ("int64", "int32"):
+        return rng.integers(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
+    return rng.uniform(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
+
+
+def sampled(out, spec):
+    """@out at the flat indices of the manifest's "sample" entry."""
+    count = spec["sample"]["count"]
+    idx = np.linspace(0, out.size - 1, count).round().astype(np.int64)
+    return out.reshape(-1)[idx]
+
+
+def resolve_model(model):
+    """MODEL, or the cached file of "fetched:KEY"; None when not fetched."""
+    if not model.startswith("fetched:"):
+        return model
+    key = model.split(":", 1)[1]
+    with open(os.path.join(ROOT, "benchmarks", "fetched-models.json")) as f:
+        entry = json.load(f)["models"][key]
+    path = os.path.join(FETCHED_DIR, entry["file"])
+    return path if os.path.exists(path) else None
 
 
 def check_lines(stdout, manifest):
@@ -115,8 +154,25 @@ def main():
     except (OSError, ValueError) as exc:
         print("check-golden: cannot read manifest: %s" % exc)
         return 2
-    cmd = [args.clinfer_run, args.model]
+    model = resolve_model(args.model)
+    if model is None:
+        print("check-golden: %s not fetched: run scripts/fetch-bench-models.sh (skipped)"
+              % args.model)
+        return SKIP
+    cmd = [args.clinfer_run, model]
+    gen_dir = tempfile.TemporaryDirectory(prefix="clinfer-golden-in-")
     for spec in manifest["inputs"]:
+        if "generate" in spec:
+            data = generated_input(spec["generate"])
+            if hashlib.sha256(data.tobytes()).hexdigest() != spec["sha256"]:
+                print("check-golden: input %s made from its seed differs from the one the "
+                      "goldens were made with (numpy %s); rerun scripts/make-goldens.py"
+                      % (spec["name"], np.__version__))
+                return 1
+            path = os.path.join(gen_dir.name, "input_%d.npy" % len(cmd))
+            np.save(path, data)
+            cmd += ["--input", "%s=%s" % (spec["name"], path)]
+            continue
         path = os.path.normpath(os.path.join(args.golden_dir, spec["file"]))
         if not os.path.exists(path):
             print("check-golden: input %s not found" % path)
@@ -158,9 +214,17 @@ def main():
                 print("output %d %s: cannot load %s: %s" % (spec["index"], spec["name"], path, exc))
                 ok = False
                 continue
+            if "sample" in spec:
+                if list(out.shape) != spec["shape"]:
+                    print("output %d %s: shape %s, expected %s" % (
+                        spec["index"], spec["name"], out.shape, tuple(spec["shape"])))
+                    ok = False
+                    continue
+                out = sampled(out, spec)
             good, msg = compare(spec["index"], spec["name"], out, ref, args.tolerance)
             print(msg)
             ok &= good
+    gen_dir.cleanup()
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -613,12 +613,61 @@ avg_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
   return clinfer_onednn_place_operands (oplan, s, st, &src, NULL, &dst, error);
 }
 
+/* Linear taps of oneDNN's resampling for output @o of a dim @in -> @out:
+ * half-pixel source coordinate, both neighbours clamped to the edge. */
+static void
+onednn_linear_tap (int64_t o, int64_t in, int64_t out, int64_t *i0,
+    int64_t *i1, float *w1)
+{
+  float c = ((float) o + 0.5f) * (float) in / (float) out - 0.5f;
+  float f = floorf (c);
+
+  *i0 = MAX ((int64_t) f, 0);
+  *i1 = MIN ((int64_t) ceilf (c), in - 1);
+  *w1 = fabsf (c - f);
+}
+
+/* The node's linear taps of dim @d equal oneDNN's: the same weight on the
+ * same input index, for every output index (taps NULL: an unchanged dim,
+ * which oneDNN also copies). */
+static gboolean
+linear_taps_match (const ClinferResizeGeometry *g, int d, int64_t in,
+    int64_t out)
+{
+  if (g->taps[d] == NULL)
+    return in == out;
+  for (int64_t o = 0; o < out; o++) {
+    const ClinferResizeTap *t = &g->taps[d][o];
+    int64_t i0, i1;
+    float w1, want[2], got[2] = { 0.f, 0.f };
+    if (t->extrap)
+      return FALSE;
+    onednn_linear_tap (o, in, out, &i0, &i1, &w1);
+    /* Weights per distinct index: {i0, i1} (one index when equal). */
+    want[0] = i0 == i1 ? 1.f : 1.f - w1;
+    want[1] = i0 == i1 ? 0.f : w1;
+    for (int k = 0; k < 2; k++) {
+      if (t->idx[k] == i0)
+        got[0] += t->w[k];
+      else if (t->idx[k] == i1)
+        got[1] += t->w[k];
+      else if (t->w[k] != 0.f)
+        return FALSE;
+    }
+    if (fabsf (got[0] - want[0]) > 1e-5f || fabsf (got[1] - want[1]) > 1e-5f)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Nearest Resize by a whole factor k on H and W, N and C unchanged, where
  * the node's taps are floor (i / k): oneDNN's nearest resampling picks
- * round ((i + 0.5) / k - 0.5), the same index for every i. */
+ * round ((i + 0.5) / k - 0.5), the same index for every i. Linear Resize
+ * of H and W whose taps are oneDNN's half-pixel ones (half_pixel, and
+ * pytorch_half_pixel to sizes above 1; any scale): *@linear TRUE. */
 static gboolean
 resize_matches (const ClinferNode *node, const ClinferShape *xs,
-    const ClinferShape *ys)
+    const ClinferShape *ys, gboolean *linear)
 {
   ClinferValueInfo in[4] = { { 0 } };
   ClinferResizeGeometry g;
@@ -637,6 +686,16 @@ resize_matches (const ClinferNode *node, const ClinferShape *xs,
   }
   if (!clinfer_resize_geometry (node, CLINFER_TYPE_F32, in, &g, NULL))
     return FALSE;
+  *linear = g.mode == CLINFER_RESIZE_LINEAR;
+  if (*linear) {
+    ok = g.rank == 4 && g.n_taps == 2;
+    for (int d = 0; ok && d < 4; d++)
+      ok = g.out[d] == ys->dims[d] && xs->dims[d] > 0
+          && (d >= 2 || xs->dims[d] == ys->dims[d])
+          && linear_taps_match (&g, d, xs->dims[d], ys->dims[d]);
+    clinfer_resize_geometry_clear (&g);
+    return ok;
+  }
   ok = g.mode == CLINFER_RESIZE_NEAREST && g.rank == 4;
   for (int d = 0; ok && d < 4; d++) {
     int64_t k = ys->dims[d] / MAX (xs->dims[d], 1);
@@ -659,13 +718,15 @@ resample_build (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
   dnnl_memory_desc_t src, dst;
   dnnl_resampling_desc_t rd;
   dnnl_primitive_desc_t pd;
+  gboolean linear = FALSE;
 
-  if (!resize_matches (st->node, &x->shape, y))
+  if (!resize_matches (st->node, &x->shape, y, &linear))
     return FALSE;
   clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
   clinfer_onednn_md_4d (y, oplan->block_tag, &dst);
   if (dnnl_resampling_forward_desc_init (&rd, dnnl_forward_inference,
-          dnnl_resampling_nearest, NULL, &src, &dst) != dnnl_success
+          linear ? dnnl_resampling_linear : dnnl_resampling_nearest, NULL,
+          &src, &dst) != dnnl_success
       || (pd = make_pd (oplan, &rd, error)) == NULL)
     return FALSE;
   if (!clinfer_onednn_primitive_create (s, pd, st, error))
