@@ -1,8 +1,10 @@
 /* clinfer — the CPU device's fast Pad: constant mode on a tensor of any
  * rank and 1, 2, 4 or 8-byte elements, with pads known at compile time
- * (zero or positive). The output is written row by row (the last dim): a
- * row outside the input is the fill value, a row inside is the input row
- * with the fill on either side. Rows are split between the threads. The
+ * (zero or positive). The trailing dims that are not padded merge into
+ * their element (1x172x309x1 padded on dim 2: rows of 309 elements, not
+ * 53,148 rows of one). The output is written row by row: a row outside
+ * the input is the fill value, a row inside is the input row with the
+ * fill on either side. Rows are split between the threads. The
  * reference eval (engine/ops/layout.c) looks each element up through
  * per-dim index maps; the fold-pad pass removes the Pads a following
  * Conv/pool can take, this kernel runs the rest. */
@@ -11,7 +13,8 @@
 #include <string.h>
 
 typedef struct {
-  ClinferShape x_shape, y_shape;
+  ClinferShape in_shape;        /* the input as the node has it */
+  ClinferShape x_shape, y_shape;  /* with unpadded trailing dims merged */
   int64_t begin[CLINFER_MAX_RANK];
   gsize es;
   guint8 fill[8];
@@ -45,7 +48,7 @@ pad_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   int64_t b = r ? st->begin[r - 1] : 0;
   int64_t rows = 1;
 
-  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->x_shape)) {
+  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->in_shape)) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
         "node %s: kernel %s got an input of another shape than prepared",
         clinfer_node_label (node), kernel->name);
@@ -136,10 +139,22 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
     if (pads[i] < 0)
       return FALSE;          /* cropping: the reference eval */
   st = g_new0 (PadState, 1);
-  st->x_shape = xd->shape;
+  st->in_shape = st->x_shape = xd->shape;
   st->y_shape = yd->shape;
   st->es = clinfer_element_type_size (xd->type);
   memcpy (st->begin, pads, r * sizeof (int64_t));
+  /* Unpadded trailing dims join the dim before them (its extents and its
+   * begin scaled by their size): the same bytes, longer rows. */
+  while (r > 1 && pads[r - 1] == 0 && pads[2 * r - 1] == 0) {
+    int64_t inner = st->x_shape.dims[r - 1];
+    st->x_shape.dims[r - 2] *= inner;
+    st->y_shape.dims[r - 2] *= inner;
+    st->begin[r - 2] *= inner;
+    /* pads[] keeps begins then ends of the remaining dims. */
+    memmove (pads + r - 1, pads + r, (r - 1) * sizeof (int64_t));
+    r--;
+    st->x_shape.rank = st->y_shape.rank = r;
+  }
   {
     /* The fill in the tensor's type: one element through a tensor. */
     ClinferShape one = clinfer_shape_make (0, NULL);

@@ -1,6 +1,7 @@
 /* clinfer — Pad: the CPU device's Pad kernel (engine/plan/pad-cpu.c)
  * against the reference eval (ranks 2 to 5, 1/4/8-byte elements, fill 0
- * and other values, pads as an input or an attribute; cropping pads left
+ * and other values, unpadded trailing dims merged into rows, pads as an
+ * input or an attribute; cropping pads left
  * to the reference eval), and the fold-pad pass (engine/passes/fold-pad.c): a Pad
  * of zeros on the spatial dims before a Conv (strided, asymmetric, added
  * to the Conv's own pads; pads as an input or, opset 10, an attribute), an
@@ -272,6 +273,13 @@ static const PadCase pad_cases[] = {
     { 0, 1, 0, 2, 1, 1, 0, 1, 0, 0 }, -3.0, 13, "pad_rows" },
   { "f32-opset10-attr", CLINFER_TYPE_F32, 4, { 1, 3, 8, 8 },
     { 0, 0, 1, 1, 0, 0, 1, 1 }, 1.0, 10, "pad_rows" },
+  /* Unpadded trailing dims merge into longer rows. */
+  { "f32-trailing-merged", CLINFER_TYPE_F32, 4, { 1, 17, 30, 1 },
+    { 0, 0, 2, 0, 0, 0, 3, 0 }, 0.5, 13, "pad_rows" },
+  { "f32-two-trailing-merged", CLINFER_TYPE_F32, 4, { 2, 3, 4, 5 },
+    { 0, 1, 0, 0, 1, 2, 0, 0 }, -1.0, 13, "pad_rows" },
+  { "f32-unpadded", CLINFER_TYPE_F32, 3, { 2, 3, 4 },
+    { 0, 0, 0, 0, 0, 0 }, 0.0, 13, "pad_rows" },
   { "f32-crop-reference", CLINFER_TYPE_F32, 4, { 1, 3, 8, 8 },
     { 0, 0, -1, 1, 0, 0, 1, -2 }, 0.0, 13, "reference" },
 };
