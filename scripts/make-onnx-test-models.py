@@ -198,29 +198,31 @@ def make_tensor_file():
         f.write(t.SerializeToString())
 
 
-def make_pad_conv():
+def make_pad_conv(mode='constant', name='pad-conv.onnx'):
     """x [1,3,16,16] -> Pad (TensorFlow's SAME before a stride-2 conv:
     0 before, 1 after each spatial dim) 'pad' -> Conv 3x3 stride 2 'conv'
-    -> y [1,4,8,8]: fold-pad makes it one Conv."""
+    -> y [1,4,8,8]: fold-pad makes it one Conv. In reflect mode
+    (reflect-pad-conv.onnx) the Pad stays, on the reference kernel."""
     rng = np.random.default_rng(5)
     inits = [numpy_helper.from_array(
                  rng.uniform(-0.5, 0.5, (4, 3, 3, 3)).astype(np.float32), 'w'),
              numpy_helper.from_array(
                  np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64), 'pads')]
     g = helper.make_graph(
-        [helper.make_node('Pad', ['x', 'pads'], ['p'], name='pad'),
+        [helper.make_node('Pad', ['x', 'pads'], ['p'], name='pad', mode=mode),
          helper.make_node('Conv', ['p', 'w'], ['y'], name='conv',
                           kernel_shape=[3, 3], strides=[2, 2])],
         'pad_conv', [helper.make_tensor_value_info('x', TensorProto.FLOAT,
                                                    [1, 3, 16, 16])],
         [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 4, 8, 8])],
         inits)
-    save(model(g), 'pad-conv.onnx')
+    save(model(g), name)
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     make_pad_conv()
+    make_pad_conv('reflect', 'reflect-pad-conv.onnx')
     make_basic()
     make_subgraph()
     make_errors()

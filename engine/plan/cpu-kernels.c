@@ -12,6 +12,8 @@ static const struct {
   { "com.clinfer", "FusedConv", clinfer_cpu_conv_factory },
   { "", "MaxPool", clinfer_cpu_max_pool_factory },
   { "", "Pad", clinfer_cpu_pad_factory },
+  { "", "Concat", clinfer_cpu_concat_factory },
+  { "", "Slice", clinfer_cpu_slice_factory },
   { "", "LayerNormalization", clinfer_cpu_layer_norm_factory },
 };
 

@@ -313,3 +313,54 @@ op_test_count_ops (const ClinferGraph *g, const char *op_type)
         op_type) == 0;
   return n;
 }
+
+/* @g (one output) compiled for the CPU and run on @inputs: equal to @ref
+ * (or @g) on the reference evals, and its last step ran on @kernel. */
+void
+op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
+    ClinferTensor *const *inputs, guint n_in, const char *kernel,
+    const char *what)
+{
+  g_autoptr (ClinferTensor) want = NULL;
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  const ClinferProfileEntry *e;
+  ClinferTensor *got;
+  guint n = 0;
+  GError *err = NULL;
+
+  g_assert_true (op_test_prepare (ref ? ref : g, &err));
+  g_assert_no_error (err);
+  want = op_test_run_graph (ref ? ref : g, inputs, &err);
+  g_assert_no_error (err);
+  if (ref)
+    clinfer_graph_free (ref);
+  m = op_test_model (g, opset, &err);
+  g_assert_no_error (err);
+  clinfer_compile_config_set_profiling (cfg, TRUE);
+  clinfer_compile_config_set_threads (cfg, 2);
+  /* The CPU device's own kernels, not oneDNN's primitives. */
+  g_setenv ("CLINFER_CPU_ONEDNN", "0", TRUE);
+  c = clinfer_compile (m, cfg, &err);
+  g_unsetenv ("CLINFER_CPU_ONEDNN");
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  for (guint i = 0; i < n_in; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i, inputs[i], &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  got = clinfer_request_get_output (r, 0);
+  g_assert_true (clinfer_shape_equal (clinfer_tensor_get_shape (got),
+          clinfer_tensor_get_shape (want)));
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (want); i++)
+    if (clinfer_tensor_get_as_double (got, i)
+        != clinfer_tensor_get_as_double (want, i))
+      g_error ("%s: element %" G_GINT64_FORMAT ": %g, want %g", what, i,
+          clinfer_tensor_get_as_double (got, i),
+          clinfer_tensor_get_as_double (want, i));
+  e = clinfer_request_get_profile (r, &n);
+  g_assert_cmpuint (n, >=, 1);
+  g_assert_cmpstr (e[n - 1].kernel, ==, kernel);
+}

@@ -30,6 +30,13 @@ ClinferNode *op_test_input_like (ClinferGraph *g, const char *name,
 ClinferNode *op_test_node (ClinferGraph *g, const char *op_type,
     const char *domain, const char *name, guint n_in, ClinferNode **inputs,
     guint n_out);
+/* @g (taken over; one output) compiled for the CPU device without
+ * oneDNN, 2 threads, and run on @inputs: its output equals, value for
+ * value, that of @ref (taken over; NULL: @g) on the reference evals, and
+ * its last step ran on kernel @kernel (the profile's name). */
+void op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
+    ClinferTensor *const *inputs, guint n_in, const char *kernel,
+    const char *what);
 /* Nodes of @g whose op type is @op_type. */
 guint op_test_count_ops (const ClinferGraph *g, const char *op_type);
 /* Resolves every node and infers shapes in topological order. */

@@ -332,44 +332,10 @@ test_pad_kernel (gconstpointer data)
   const PadCase *pc = data;
   g_autoptr (GRand) rand = g_rand_new_with_seed (3);
   g_autoptr (ClinferTensor) x = random_of (rand, pc->type, pc->rank, pc->dims);
-  g_autoptr (ClinferGraph) ref_g = pad_graph (pc);
-  g_autoptr (ClinferTensor) want = NULL;
-  ClinferTensor *got;
-  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
-  g_autoptr (ClinferModel) m = NULL;
-  g_autoptr (ClinferCompiled) c = NULL;
-  g_autoptr (ClinferRequest) r = NULL;
   ClinferTensor *inputs[1] = { x };
-  const ClinferProfileEntry *e;
-  guint n = 0;
-  GError *err = NULL;
 
-  g_assert_true (op_test_prepare (ref_g, &err));
-  g_assert_no_error (err);
-  want = op_test_run_graph (ref_g, inputs, &err);
-  g_assert_no_error (err);
-  m = op_test_model (pad_graph (pc), pc->opset, &err);
-  g_assert_no_error (err);
-  clinfer_compile_config_set_profiling (cfg, TRUE);
-  clinfer_compile_config_set_threads (cfg, 2);
-  c = clinfer_compile (m, cfg, &err);
-  g_assert_no_error (err);
-  r = clinfer_compiled_create_request (c, &err);
-  g_assert_true (clinfer_request_set_input (r, "x", x, &err));
-  g_assert_true (clinfer_request_infer (r, &err));
-  g_assert_no_error (err);
-  got = clinfer_request_get_output (r, 0);
-  g_assert_true (clinfer_shape_equal (clinfer_tensor_get_shape (got),
-          clinfer_tensor_get_shape (want)));
-  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (want); i++)
-    if (clinfer_tensor_get_as_double (got, i)
-        != clinfer_tensor_get_as_double (want, i))
-      g_error ("%s: element %" G_GINT64_FORMAT ": %g, want %g", pc->name, i,
-          clinfer_tensor_get_as_double (got, i),
-          clinfer_tensor_get_as_double (want, i));
-  e = clinfer_request_get_profile (r, &n);
-  g_assert_cmpuint (n, ==, 1);
-  g_assert_cmpstr (e[0].kernel, ==, pc->kernel);
+  op_test_check_cpu_kernel (pad_graph (pc), NULL, pc->opset, inputs, 1,
+      pc->kernel, pc->name);
 }
 
 /* The pass is in the pass list and not compile-only: clinfer-convert

@@ -1,0 +1,230 @@
+/* clinfer — the CPU device's fast data-moving kernels, for tensors with
+ * static shapes and parameters known at compile time:
+ *   Concat  each output row (the dims from the axis on) gathers one row
+ *           per input; rows of 4 or 8 bytes (a concat along a last dim of
+ *           one value, as TensorFlow graphs stack channels) are copied as
+ *           words, not by memcpy calls;
+ *   Slice   the output as runs of contiguous input bytes: the trailing
+ *           dims taken whole with step 1 merge into one run, copied with
+ *           memcpy, or gathered value by value with a step.
+ * The outer rows are split between the threads when there are enough
+ * bytes. The reference evals (engine/ops/shape-ops.c) do the same
+ * element or row copies one call at a time. */
+#include "plan/cpu-kernels.h"
+#include "ops/slice.h"
+#include <omp.h>
+#include <string.h>
+
+/* At least this many bytes moved before the threads split the rows. */
+#define COPY_PARALLEL_BYTES (256 * 1024)
+
+static void
+copy_bytes (guint8 *dst, const guint8 *src, int64_t n)
+{
+  switch (n) {
+    case 4: memcpy (dst, src, 4); break;     /* inlined: one word */
+    case 8: memcpy (dst, src, 8); break;
+    default: memcpy (dst, src, (size_t) n); break;
+  }
+}
+
+typedef struct {
+  ClinferShape y_shape;
+  guint n_in;
+  int64_t outer, out_row;    /* bytes */
+  int64_t *row, *offset;     /* per input: bytes of a row, offset in the out row */
+} ConcatState;
+
+static void
+concat_state_free (gpointer p)
+{
+  ConcatState *st = p;
+
+  g_free (st->row);
+  g_free (st->offset);
+  g_free (st);
+}
+
+static gboolean
+concat_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const ConcatState *st = kernel->state;
+  guint8 *y = clinfer_tensor_get_data (outputs[0]);
+
+  if (!clinfer_shape_equal (clinfer_tensor_get_shape (outputs[0]), &st->y_shape)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "node %s: kernel %s got an output of another shape than prepared",
+        clinfer_node_label (node), kernel->name);
+    return FALSE;
+  }
+#pragma omp parallel for schedule (static) \
+    if (st->outer > 1 && st->outer * st->out_row > COPY_PARALLEL_BYTES)
+  for (int64_t o = 0; o < st->outer; o++)
+    for (guint i = 0; i < st->n_in; i++)
+      if (st->row[i] > 0)
+        copy_bytes (y + o * st->out_row + st->offset[i],
+            (const guint8 *) clinfer_tensor_get_const_data (inputs[i])
+            + o * st->row[i], st->row[i]);
+  return TRUE;
+}
+
+gboolean
+clinfer_cpu_concat_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  const ClinferShape *ys = &node->outputs[0].shape;
+  gsize es = clinfer_element_type_size (node->outputs[0].type);
+  int64_t axis = 0, inner = 1, off = 0;
+  ConcatState *st;
+
+  if (node->n_outputs != 1 || es == 0 || ys->rank < 1
+      || node->outputs[0].type == CLINFER_TYPE_STRING
+      || !clinfer_shape_is_static (ys)
+      || !clinfer_node_attr_int (node, "axis", 1, &axis, NULL))
+    return FALSE;
+  if (axis < 0)
+    axis += ys->rank;
+  if (axis < 0 || axis >= ys->rank)
+    return FALSE;
+  for (guint i = 0; i < node->n_inputs; i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (d == NULL || !clinfer_shape_is_static (&d->shape)
+        || d->shape.rank != ys->rank || d->type != node->outputs[0].type)
+      return FALSE;
+  }
+  for (int d = axis + 1; d < ys->rank; d++)
+    inner *= ys->dims[d];
+  st = g_new0 (ConcatState, 1);
+  st->y_shape = *ys;
+  st->n_in = node->n_inputs;
+  st->outer = 1;
+  for (int d = 0; d < axis; d++)
+    st->outer *= ys->dims[d];
+  st->out_row = ys->dims[axis] * inner * (int64_t) es;
+  st->row = g_new0 (int64_t, MAX (st->n_in, 1));
+  st->offset = g_new0 (int64_t, MAX (st->n_in, 1));
+  for (guint i = 0; i < st->n_in; i++) {
+    st->row[i] = clinfer_node_input_desc (node, i)->shape.dims[axis] * inner
+        * (int64_t) es;
+    st->offset[i] = off;
+    off += st->row[i];
+  }
+  kernel->name = g_strdup ("concat_rows");
+  kernel->state = st;
+  kernel->free_state = concat_state_free;
+  kernel->run = concat_run;
+  return TRUE;
+}
+
+typedef struct {
+  ClinferShape x_shape;
+  int rank;                       /* of the outer index space */
+  int64_t dims[CLINFER_MAX_RANK]; /* outer dims, then the run's values */
+  int64_t src_stride[CLINFER_MAX_RANK];  /* bytes */
+  int64_t offset;                 /* bytes to the first value */
+  int64_t run, run_step;          /* values per run; bytes between them */
+  gsize es;
+  int64_t outer;
+} SliceState;
+
+static gboolean
+slice_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const SliceState *st = kernel->state;
+  const guint8 *x = (const guint8 *) clinfer_tensor_get_const_data (inputs[0])
+      + st->offset;
+  guint8 *y = clinfer_tensor_get_data (outputs[0]);
+  int64_t run_bytes = st->run * (int64_t) st->es;
+
+  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->x_shape)) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "node %s: kernel %s got an input of another shape than prepared",
+        clinfer_node_label (node), kernel->name);
+    return FALSE;
+  }
+#pragma omp parallel for schedule (static) \
+    if (st->outer > 1 && st->outer * run_bytes > COPY_PARALLEL_BYTES)
+  for (int64_t o = 0; o < st->outer; o++) {
+    int64_t rest = o, src = 0;
+    guint8 *dst = y + o * run_bytes;
+
+    for (int d = st->rank - 1; d >= 0; d--) {
+      src += (rest % st->dims[d]) * st->src_stride[d];
+      rest /= st->dims[d];
+    }
+    if (st->run_step == (int64_t) st->es)
+      copy_bytes (dst, x + src, run_bytes);
+    else
+      for (int64_t k = 0; k < st->run; k++)
+        memcpy (dst + k * (int64_t) st->es, x + src + k * st->run_step, st->es);
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_cpu_slice_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  ClinferPortDesc *xd = clinfer_node_input_desc (node, 0);
+  const ClinferTensor *vals[5] = { NULL };
+  int64_t xstr[CLINFER_MAX_RANK];
+  ClinferSliceParams sp;
+  gboolean known = FALSE;
+  SliceState *st;
+  gsize es;
+  int r, last;
+
+  if (xd == NULL || node->n_outputs != 1 || xd->shape.rank < 1
+      || !clinfer_shape_is_static (&xd->shape)
+      || xd->type == CLINFER_TYPE_STRING
+      || (es = clinfer_element_type_size (xd->type)) == 0)
+    return FALSE;
+  for (guint i = 1; i < MIN (node->n_inputs, 5); i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (d && d->value == NULL)
+      return FALSE;          /* parameters known only at run time */
+    vals[i] = d ? d->value : NULL;
+  }
+  if (!clinfer_slice_params (node, &xd->shape, vals, &sp, &known, NULL)
+      || !known)
+    return FALSE;
+  r = xd->shape.rank;
+  for (int d = 0; d < r; d++)
+    if (sp.len[d] != node->outputs[0].shape.dims[d] || sp.len[d] == 0)
+      return FALSE;
+  xstr[r - 1] = (int64_t) es;
+  for (int d = r - 2; d >= 0; d--)
+    xstr[d] = xstr[d + 1] * xd->shape.dims[d + 1];
+  st = g_new0 (SliceState, 1);
+  st->x_shape = xd->shape;
+  st->es = es;
+  for (int d = 0; d < r; d++)
+    st->offset += sp.start[d] * xstr[d];
+  /* The run: the last dim, and with step 1 the dims before it while the
+   * ones after them are taken whole (the bytes stay contiguous). */
+  last = r - 1;
+  st->run = sp.len[last];
+  st->run_step = (sp.len[last] > 1 ? sp.step[last] : 1) * xstr[last];
+  if (st->run_step == (int64_t) es)
+    while (last > 0 && sp.len[last] == xd->shape.dims[last]
+        && (sp.len[last - 1] == 1 || sp.step[last - 1] == 1)) {
+      last--;
+      st->run *= sp.len[last];
+    }
+  st->rank = last;
+  st->outer = 1;
+  for (int d = 0; d < last; d++) {
+    st->dims[d] = sp.len[d];
+    st->src_stride[d] = (sp.len[d] > 1 ? sp.step[d] : 1) * xstr[d];
+    st->outer *= sp.len[d];
+  }
+  kernel->name = g_strdup ("slice_rows");
+  kernel->state = st;
+  kernel->free_state = g_free;
+  kernel->run = slice_run;
+  return TRUE;
+}

@@ -1,0 +1,158 @@
+/* clinfer — the CPU device's Concat and Slice kernels (engine/plan/
+ * copy-cpu.c) against the reference evals, value for value, with the
+ * kernel the profile names: Concat along the last dim of one-value rows
+ * (4- and 8-byte words), along the channels, along the first dim, of
+ * 1-byte values in 3-byte rows; Slice with contiguous runs merged over
+ * whole trailing dims, steps of 2 and -1, clamped ends, a middle dim,
+ * the opset-9 attribute form, and parameters known only at run time (the
+ * reference eval then). */
+#include "op-test-util.h"
+#include <string.h>
+
+static ClinferTensor *
+counting (ClinferElementType type, int rank, const int64_t *dims, int seed)
+{
+  ClinferShape s = clinfer_shape_make (rank, dims);
+  ClinferTensor *t = clinfer_tensor_new (type, &s, NULL);
+
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (t); i++)
+    clinfer_op_store_double (t, i, (double) ((i * 7 + seed * 13) % 101) - 50.0);
+  return t;
+}
+
+typedef struct {
+  const char *name;
+  ClinferElementType type;
+  int rank;
+  int64_t dims[4];           /* of each input; dims[axis] grows per input */
+  int axis;
+  guint n_in;
+} ConcatCase;
+
+static const ConcatCase concat_cases[] = {
+  { "last-dim-words", CLINFER_TYPE_F32, 4, { 1, 17, 31, 1 }, 3, 8 },
+  { "last-dim-i64", CLINFER_TYPE_I64, 3, { 2, 9, 1 }, -1, 3 },
+  { "channels", CLINFER_TYPE_F32, 4, { 2, 3, 20, 30 }, 1, 3 },
+  { "first-dim", CLINFER_TYPE_F32, 2, { 4, 5 }, 0, 2 },
+  { "u8-three-byte-rows", CLINFER_TYPE_U8, 3, { 5, 7, 3 }, 2, 2 },
+};
+
+static void
+test_concat (gconstpointer data)
+{
+  const ConcatCase *cc = data;
+  ClinferGraph *g = op_test_graph (13);
+  ClinferTensor *inputs[8];
+  ClinferNode *in[8], *n;
+  int axis = cc->axis < 0 ? cc->axis + cc->rank : cc->axis;
+
+  for (guint i = 0; i < cc->n_in; i++) {
+    int64_t d[4];
+    g_autofree char *name = g_strdup_printf ("x%u", i);
+    ClinferShape s;
+    memcpy (d, cc->dims, sizeof (d));
+    d[axis] += i % 2;        /* inputs of different extents */
+    s = clinfer_shape_make (cc->rank, d);
+    inputs[i] = counting (cc->type, cc->rank, d, (int) i);
+    in[i] = clinfer_graph_add_input (g, name, cc->type, &s);
+  }
+  n = op_test_node (g, "Concat", "", "cat", cc->n_in, in, 1);
+  clinfer_node_set_attr (n, "axis", clinfer_attr_new_int (cc->axis));
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, 13, inputs, cc->n_in, "concat_rows", cc->name);
+  for (guint i = 0; i < cc->n_in; i++)
+    clinfer_tensor_unref (inputs[i]);
+}
+
+typedef struct {
+  const char *name;
+  int rank;
+  int64_t dims[4];
+  int n_axes;
+  int64_t starts[4], ends[4], axes[4], steps[4];
+  int opset;
+  gboolean runtime_params;
+  const char *kernel;
+} SliceCase;
+
+static const SliceCase slice_cases[] = {
+  { "merged-runs", 4, { 2, 3, 8, 9 }, 1, { 1 }, { 3 }, { 1 }, { 1 }, 13,
+    FALSE, "slice_rows" },
+  { "last-dim", 4, { 1, 172, 30, 2 }, 1, { 1 }, { 2 }, { 3 }, { 1 }, 13,
+    FALSE, "slice_rows" },
+  { "step-two", 3, { 3, 5, 17 }, 2, { 1, 0 }, { 17, 5 }, { 2, 1 },
+    { 2, 2 }, 13, FALSE, "slice_rows" },
+  { "negative-step", 2, { 6, 9 }, 2, { -1, 7 }, { -100, 1 }, { 0, 1 },
+    { -1, -3 }, 13, FALSE, "slice_rows" },
+  { "clamped-ends", 3, { 4, 6, 5 }, 2, { -2, 1 }, { 1000, -1 }, { 1, 2 },
+    { 1, 1 }, 13, FALSE, "slice_rows" },
+  { "opset9-attrs", 3, { 4, 6, 5 }, 2, { 1, 2 }, { 3, 5 }, { 0, 2 },
+    { 1, 1 }, 9, FALSE, "slice_rows" },
+  { "runtime-params", 2, { 6, 9 }, 1, { 2 }, { 8 }, { 1 }, { 1 }, 13,
+    TRUE, "reference" },
+};
+
+/* The Slice graph of @sc, its starts a graph input when @runtime. */
+static ClinferGraph *
+slice_graph (const SliceCase *sc, gboolean runtime)
+{
+  ClinferGraph *g = op_test_graph (sc->opset);
+  ClinferShape xs = clinfer_shape_make (sc->rank, sc->dims);
+  int64_t nd[] = { sc->n_axes };
+  ClinferNode *in[5], *n;
+
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  if (sc->opset < 10) {
+    n = op_test_node (g, "Slice", "", "slice", 1, in, 1);
+    clinfer_node_set_attr (n, "starts", clinfer_attr_new_ints (sc->starts, sc->n_axes));
+    clinfer_node_set_attr (n, "ends", clinfer_attr_new_ints (sc->ends, sc->n_axes));
+    clinfer_node_set_attr (n, "axes", clinfer_attr_new_ints (sc->axes, sc->n_axes));
+  } else {
+    if (runtime) {
+      ClinferShape ss = clinfer_shape_make (1, nd);
+      in[1] = clinfer_graph_add_input (g, "starts", CLINFER_TYPE_I64, &ss);
+    } else {
+      in[1] = op_test_constant (g, "starts", CLINFER_TYPE_I64, 1, nd, sc->starts);
+    }
+    in[2] = op_test_constant (g, "ends", CLINFER_TYPE_I64, 1, nd, sc->ends);
+    in[3] = op_test_constant (g, "axes", CLINFER_TYPE_I64, 1, nd, sc->axes);
+    in[4] = op_test_constant (g, "steps", CLINFER_TYPE_I64, 1, nd, sc->steps);
+    n = op_test_node (g, "Slice", "", "slice", 5, in, 1);
+  }
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  return g;
+}
+
+static void
+test_slice (gconstpointer data)
+{
+  const SliceCase *sc = data;
+  int64_t nd[] = { sc->n_axes };
+  g_autoptr (ClinferTensor) x = counting (CLINFER_TYPE_F32, sc->rank,
+      sc->dims, 1);
+  g_autoptr (ClinferTensor) starts = op_test_i64 (1, nd, sc->starts);
+  ClinferTensor *inputs[2] = { x, starts };
+
+  /* The expected values from the constant-parameter graph: the reference
+   * runner needs static shapes. */
+  op_test_check_cpu_kernel (slice_graph (sc, sc->runtime_params),
+      sc->runtime_params ? slice_graph (sc, FALSE) : NULL, sc->opset, inputs,
+      sc->runtime_params ? 2 : 1, sc->kernel, sc->name);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (concat_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/cpu/concat/%s",
+        concat_cases[i].name);
+    g_test_add_data_func (path, &concat_cases[i], test_concat);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (slice_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/cpu/slice/%s",
+        slice_cases[i].name);
+    g_test_add_data_func (path, &slice_cases[i], test_slice);
+  }
+  return g_test_run ();
+}
