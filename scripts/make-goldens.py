@@ -62,8 +62,21 @@ MODELS = [
 TOLERANCE = 1e-4  # same rule as tests/models/check-golden.py
 SAMPLE = 4096
 FETCHED_JSON = os.path.join("benchmarks", "fetched-models.json")
-FETCHED_DIR = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                           "clinfer", "bench-models")
+
+
+def load_check_golden():
+    """tests/models/check-golden.py as a module: the goldens are made with
+    the functions that read them (generated inputs, sample indices, the
+    fetched models' folder)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "check_golden", os.path.join(ROOT, "tests", "models", "check-golden.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+check_golden = load_check_golden()
 
 
 def sha256(path):
@@ -155,24 +168,11 @@ def run_case(sess, model_rel, case, input_rel, input_array, check):
     return ok
 
 
-def generated_input(spec):
-    """The input a manifest's "generate" entry describes (the same code as
-    tests/models/check-golden.py)."""
-    rng = np.random.default_rng(spec["seed"])
-    if spec["dtype"] in ("int64", "int32"):
-        return rng.integers(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
-    return rng.uniform(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
-
-
-def sample_indices(size):
-    return np.linspace(0, size - 1, SAMPLE).round().astype(np.int64)
-
-
 def run_fetched(key, entry, check):
     """The "random" case of fetched model @key."""
-    model = os.path.join(FETCHED_DIR, entry["file"])
+    model = check_golden.resolve_model("fetched:" + key)
     case_dir = os.path.join(GOLDEN_DIR, key, "random")
-    if not os.path.exists(model):
+    if model is None:
         print("  %-45s skipped: not fetched (scripts/fetch-bench-models.sh)" % key)
         return True
     sess = session(model)
@@ -184,7 +184,7 @@ def run_fetched(key, entry, check):
         spec = {"seed": RANDOM_SEED + i, "distribution": "uniform", "low": low, "high": high,
                 "shape": list(shape),
                 "dtype": {"tensor(int64)": "int64", "tensor(int32)": "int32"}.get(inp.type, "float32")}
-        data = generated_input(spec)
+        data = check_golden.generated_input(spec)
         feeds[inp.name] = data
         inputs.append({"name": inp.name, "generate": spec,
                        "sha256": hashlib.sha256(data.tobytes()).hexdigest(),
@@ -196,7 +196,7 @@ def run_fetched(key, entry, check):
         for i, out in enumerate(outputs):
             spec = manifest["outputs"][i]
             ref = np.load(os.path.join(case_dir, spec["file"]))
-            flat = out.reshape(-1)[sample_indices(out.size)] if "sample" in spec else out
+            flat = out.reshape(-1)[check_golden.sample_indices(out.size, SAMPLE)] if "sample" in spec else out
             good, diff = within_tolerance(flat, ref)
             ok &= good
             print("  %-45s random     output %d max|diff|=%.3g %s" % (
@@ -219,7 +219,7 @@ def run_fetched(key, entry, check):
             spec["sample"] = {"count": SAMPLE, "indices": "linspace(0, size - 1, count), rounded",
                               "mean": float(out.astype(np.float64).mean()),
                               "max_abs": float(np.abs(out.astype(np.float64)).max())}
-            np.save(os.path.join(case_dir, name), out.reshape(-1)[sample_indices(out.size)])
+            np.save(os.path.join(case_dir, name), out.reshape(-1)[check_golden.sample_indices(out.size, SAMPLE)])
         else:
             np.save(os.path.join(case_dir, name), out)
         manifest["outputs"].append(spec)

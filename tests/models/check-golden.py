@@ -86,19 +86,22 @@ def compare(index, name, out, ref, tolerance=TOLERANCE):
 
 
 def generated_input(spec):
-    """The input a manifest's "generate" entry describes (the same code as
-    scripts/make-goldens.py)."""
+    """The input a manifest's "generate" entry describes (scripts/make-goldens.py
+    makes the goldens' inputs with this too)."""
     rng = np.random.default_rng(spec["seed"])
     if spec["dtype"] in ("int64", "int32"):
         return rng.integers(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
     return rng.uniform(spec["low"], spec["high"], size=spec["shape"]).astype(spec["dtype"])
 
 
+def sample_indices(size, count):
+    """The flat indices a sampled golden keeps: @count evenly spaced."""
+    return np.linspace(0, size - 1, count).round().astype(np.int64)
+
+
 def sampled(out, spec):
     """@out at the flat indices of the manifest's "sample" entry."""
-    count = spec["sample"]["count"]
-    idx = np.linspace(0, out.size - 1, count).round().astype(np.int64)
-    return out.reshape(-1)[idx]
+    return out.reshape(-1)[sample_indices(out.size, spec["sample"]["count"])]
 
 
 def resolve_model(model):
