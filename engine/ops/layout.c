@@ -1,6 +1,7 @@
 /* clinfer — layout ops: Pad, Tile, DepthToSpace, SpaceToDepth, Split and
  * Compress. They only move data, so one byte-level path serves every type. */
 #include "ops/op.h"
+#include "ops/pad.h"
 #include <math.h>
 #include <string.h>
 
@@ -202,6 +203,35 @@ pad_read_pads (const ClinferNode *node, const ClinferTensor *t, int rank,
         2 * rank, rank);
     return FALSE;
   }
+  return TRUE;
+}
+
+gboolean
+clinfer_pad_params (const ClinferNode *node, int rank, ClinferPadParams *p)
+{
+  const PadData *d = node->op_data;
+  const ClinferPortDesc *pd, *vd;
+
+  if (d == NULL || rank < 1 || rank > CLINFER_MAX_RANK)
+    return FALSE;
+  p->constant = d->mode == PAD_CONSTANT;
+  if (d->attr_pads) {
+    if (d->n_pads != (gsize) 2 * rank)
+      return FALSE;
+    memcpy (p->pads, d->pads, d->n_pads * sizeof (int64_t));
+    p->value = d->value;
+    return TRUE;
+  }
+  pd = clinfer_node_input_desc (node, 1);
+  vd = clinfer_node_input_desc (node, 2);
+  if (pd == NULL || pd->value == NULL
+      || clinfer_tensor_get_n_elements (pd->value) != 2 * rank
+      || (vd && (vd->value == NULL
+              || clinfer_tensor_get_n_elements (vd->value) != 1)))
+    return FALSE;
+  for (int i = 0; i < 2 * rank; i++)
+    p->pads[i] = clinfer_tensor_get_as_int64 (pd->value, i);
+  p->value = vd ? clinfer_tensor_get_as_double (vd->value, 0) : 0.0;
   return TRUE;
 }
 

@@ -17,13 +17,13 @@
  * Pad's input. */
 #include "passes/passes.h"
 #include "ops/op.h"
+#include "ops/pad.h"
 #include <math.h>
 #include <string.h>
 
 typedef struct {
   int rank;
-  int64_t pads[2 * CLINFER_MAX_RANK];  /* begins then ends, every dim */
-  float value;
+  ClinferPadParams p;
 } PadInfo;
 
 /* @pad's pads and fill value when it is a zero-or-positive constant
@@ -32,45 +32,19 @@ static gboolean
 read_pad (const ClinferNode *pad, PadInfo *pi)
 {
   const ClinferPortDesc *x = clinfer_node_input_desc (pad, 0);
-  const char *mode = "constant";
-  const int64_t *ap = NULL;
-  gsize n = 0;
 
   if (!clinfer_pass_is_op (pad, "Pad") || x == NULL
       || x->type != CLINFER_TYPE_F32 || x->shape.rank < 3
       || x->shape.rank > 5
-      || !clinfer_node_attr_string (pad, "mode", "constant", &mode, NULL)
-      || strcmp (mode, "constant") != 0)
+      || !clinfer_pad_params (pad, x->shape.rank, &pi->p) || !pi->p.constant)
     return FALSE;
   pi->rank = x->shape.rank;
-  pi->value = 0.f;
-  if (pad->opset < 11) {
-    if (!clinfer_node_attr_ints (pad, pad->opset < 2 ? "paddings" : "pads",
-            &ap, &n, NULL)
-        || !clinfer_node_attr_float (pad, "value", 0.f, &pi->value, NULL)
-        || n != (gsize) 2 * pi->rank)
-      return FALSE;
-    memcpy (pi->pads, ap, n * sizeof (int64_t));
-  } else {
-    const ClinferPortDesc *p = clinfer_node_input_desc (pad, 1);
-    const ClinferPortDesc *v = clinfer_node_input_desc (pad, 2);
-    if (p == NULL || p->value == NULL
-        || clinfer_tensor_get_n_elements (p->value) != 2 * pi->rank)
-      return FALSE;
-    for (int i = 0; i < 2 * pi->rank; i++)
-      pi->pads[i] = clinfer_tensor_get_as_int64 (p->value, i);
-    if (v) {
-      if (v->value == NULL || clinfer_tensor_get_n_elements (v->value) != 1)
-        return FALSE;
-      pi->value = (float) clinfer_tensor_get_as_double (v->value, 0);
-    }
-  }
   for (int i = 0; i < 2 * pi->rank; i++)
-    if (pi->pads[i] < 0 || pi->pads[i] > G_MAXINT32)
+    if (pi->p.pads[i] < 0 || pi->p.pads[i] > G_MAXINT32)
       return FALSE;
   /* Batch and channel dims: no padding. */
-  return pi->pads[0] == 0 && pi->pads[1] == 0 && pi->pads[pi->rank] == 0
-      && pi->pads[pi->rank + 1] == 0;
+  return pi->p.pads[0] == 0 && pi->p.pads[1] == 0 && pi->p.pads[pi->rank] == 0
+      && pi->p.pads[pi->rank + 1] == 0;
 }
 
 /* The output of @ref's node cannot be negative. */
@@ -127,15 +101,15 @@ can_fold (const ClinferNode *node, const ClinferNode *pad, const PadInfo *pi,
   for (int i = 0; i < 2 * spatial; i++)
     own_zero &= own[i] == 0;
   if (clinfer_pass_is_op (node, "Conv"))
-    return pi->value == 0.f;
+    return pi->p.value == 0.f;
   if (clinfer_pass_is_op (node, "AveragePool"))
-    return pi->value == 0.f
+    return pi->p.value == 0.f
         && clinfer_node_attr_int (node, "count_include_pad", 0, &cip, NULL)
         && (own_zero || cip != 0);
   if (clinfer_pass_is_op (node, "MaxPool"))
     return node->n_outputs == 1
-        && ((isinf (pi->value) && pi->value < 0)
-            || (pi->value == 0.f && non_negative (pad->inputs[0])));
+        && ((isinf (pi->p.value) && pi->p.value < 0)
+            || (pi->p.value == 0.f && non_negative (pad->inputs[0])));
   return FALSE;
 }
 
@@ -152,8 +126,8 @@ fold (ClinferGraph *graph, ClinferNode *node, ClinferNode *pad,
   f->opset = node->opset;
   clinfer_node_copy_attrs (node, f);
   for (int i = 0; i < spatial; i++) {
-    pads[i] = own[i] + pi->pads[2 + i];
-    pads[spatial + i] = own[spatial + i] + pi->pads[pi->rank + 2 + i];
+    pads[i] = own[i] + pi->p.pads[2 + i];
+    pads[spatial + i] = own[spatial + i] + pi->p.pads[pi->rank + 2 + i];
   }
   clinfer_node_set_attr (f, "pads", clinfer_attr_new_ints (pads, 2 * spatial));
   if (clinfer_pass_is_op (node, "AveragePool"))

@@ -76,17 +76,14 @@ clinfer_cpu_concat_factory (const ClinferNode *node, ClinferCpuIsa isa,
 {
   const ClinferShape *ys = &node->outputs[0].shape;
   gsize es = clinfer_element_type_size (node->outputs[0].type);
-  int64_t axis = 0, inner = 1, off = 0;
+  int64_t inner = 1, off = 0;
+  int axis;
   ConcatState *st;
 
   if (node->n_outputs != 1 || es == 0 || ys->rank < 1
       || node->outputs[0].type == CLINFER_TYPE_STRING
       || !clinfer_shape_is_static (ys)
-      || !clinfer_node_attr_int (node, "axis", 1, &axis, NULL))
-    return FALSE;
-  if (axis < 0)
-    axis += ys->rank;
-  if (axis < 0 || axis >= ys->rank)
+      || !clinfer_op_axis_attr (node, 1, ys->rank, &axis, NULL))
     return FALSE;
   for (guint i = 0; i < node->n_inputs; i++) {
     ClinferPortDesc *d = clinfer_node_input_desc (node, i);

@@ -21,8 +21,8 @@ clinfer_cpu_step_prepare (ClinferStep *st, ClinferCpuIsa isa,
 
   /* A name left by the oneDNN plan for a step it tried and gave back. */
   g_clear_pointer (&st->kernel.name, g_free);
-  if (!st->dynamic && !clinfer_op_def_is_custom (st->node->def)
-      && (factory = clinfer_cpu_kernel_lookup (st->node))) {
+  /* The lookup takes built-in ops only: never a custom op's node. */
+  if (!st->dynamic && (factory = clinfer_cpu_kernel_lookup (st->node))) {
     GError *local = NULL;
     if (factory (st->node, isa, &st->kernel, &local))
       return TRUE;

@@ -9,6 +9,7 @@
  * per-dim index maps; the fold-pad pass removes the Pads a following
  * Conv/pool can take, this kernel runs the rest. */
 #include "plan/cpu-kernels.h"
+#include "ops/pad.h"
 #include <omp.h>
 #include <string.h>
 
@@ -92,48 +93,21 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
 {
   ClinferPortDesc *xd = clinfer_node_input_desc (node, 0);
   const ClinferPortDesc *yd = &node->outputs[0];
-  int64_t pads[2 * CLINFER_MAX_RANK];
-  const char *mode = "constant";
-  double value = 0.0;
+  ClinferPadParams pp;
+  int64_t *pads = pp.pads;
   PadState *st;
   int r;
 
   if (xd == NULL || node->n_outputs != 1 || xd->shape.rank < 1
       || !clinfer_shape_is_static (&xd->shape)
       || !clinfer_shape_is_static (&yd->shape)
-      || !clinfer_node_attr_string (node, "mode", "constant", &mode, NULL)
-      || strcmp (mode, "constant") != 0)
+      || xd->type == CLINFER_TYPE_STRING || xd->type == CLINFER_TYPE_BOOL
+      || !clinfer_pad_params (node, xd->shape.rank, &pp) || !pp.constant)
     return FALSE;
   r = xd->shape.rank;
   switch (clinfer_element_type_size (xd->type)) {
     case 1: case 2: case 4: case 8: break;
     default: return FALSE;
-  }
-  if (xd->type == CLINFER_TYPE_STRING || xd->type == CLINFER_TYPE_BOOL)
-    return FALSE;
-  if (node->opset < 11) {
-    const int64_t *p = NULL;
-    gsize n = 0;
-    float v = 0.f;
-    if (!clinfer_node_attr_ints (node, node->opset < 2 ? "paddings" : "pads",
-            &p, &n, NULL) || n != (gsize) 2 * r
-        || !clinfer_node_attr_float (node, "value", 0.f, &v, NULL))
-      return FALSE;
-    memcpy (pads, p, n * sizeof (int64_t));
-    value = v;
-  } else {
-    const ClinferPortDesc *pd = clinfer_node_input_desc (node, 1);
-    const ClinferPortDesc *vd = clinfer_node_input_desc (node, 2);
-    if (pd == NULL || pd->value == NULL
-        || clinfer_tensor_get_n_elements (pd->value) != 2 * r)
-      return FALSE;
-    for (int i = 0; i < 2 * r; i++)
-      pads[i] = clinfer_tensor_get_as_int64 (pd->value, i);
-    if (vd && (vd->value == NULL
-            || clinfer_tensor_get_n_elements (vd->value) != 1))
-      return FALSE;
-    if (vd)
-      value = clinfer_tensor_get_as_double (vd->value, 0);
   }
   for (int i = 0; i < 2 * r; i++)
     if (pads[i] < 0)
@@ -163,7 +137,7 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
       g_free (st);
       return FALSE;
     }
-    clinfer_op_store_double (t, 0, value);
+    clinfer_op_store_double (t, 0, pp.value);
     memcpy (st->fill, clinfer_tensor_get_const_data (t), st->es);
   }
   st->zero_fill = TRUE;
