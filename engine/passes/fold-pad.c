@@ -17,6 +17,7 @@
  * Pad's input. */
 #include "passes/passes.h"
 #include "ops/op.h"
+#include "ops/conv.h"
 #include "ops/pad.h"
 #include <math.h>
 #include <string.h>
@@ -65,20 +66,19 @@ non_negative (ClinferPortRef ref)
       && lo >= 0.f;
 }
 
-/* The consumer's own pads (spatial begins then ends), or zeros. */
+/* The consumer's own pads (spatial begins then ends, zeros when it has
+ * none), when it pads explicitly: no auto_pad, no ceil_mode. */
 static gboolean
 window_pads (const ClinferNode *node, int spatial, int64_t *pads)
 {
-  const int64_t *p = NULL;
-  gsize n = 0;
+  ClinferWindowAttrs a;
 
   memset (pads, 0, 2 * spatial * sizeof (int64_t));
-  if (clinfer_node_get_attr (node, "pads") == NULL)
-    return TRUE;
-  if (!clinfer_node_attr_ints (node, "pads", &p, &n, NULL)
-      || n != (gsize) 2 * spatial)
+  if (!clinfer_window_attrs_parse (node, !clinfer_pass_is_op (node, "Conv"),
+          &a, NULL) || a.auto_pad != CLINFER_AUTO_PAD_NOTSET || a.ceil_mode
+      || (a.n_pads != 0 && a.n_pads != (gsize) 2 * spatial))
     return FALSE;
-  memcpy (pads, p, n * sizeof (int64_t));
+  memcpy (pads, a.pads, a.n_pads * sizeof (int64_t));
   return TRUE;
 }
 
@@ -88,16 +88,10 @@ static gboolean
 can_fold (const ClinferNode *node, const ClinferNode *pad, const PadInfo *pi,
     const int64_t *own)
 {
-  const char *auto_pad = "NOTSET";
-  int64_t ceil_mode = 0, cip = 0;
+  int64_t cip = 0;
   int spatial = pi->rank - 2;
   gboolean own_zero = TRUE;
 
-  if (!clinfer_node_attr_string (node, "auto_pad", "NOTSET", &auto_pad, NULL)
-      || (strcmp (auto_pad, "NOTSET") != 0 && *auto_pad != '\0')
-      || !clinfer_node_attr_int (node, "ceil_mode", 0, &ceil_mode, NULL)
-      || ceil_mode != 0)
-    return FALSE;
   for (int i = 0; i < 2 * spatial; i++)
     own_zero &= own[i] == 0;
   if (clinfer_pass_is_op (node, "Conv"))

@@ -11,7 +11,8 @@
  * GPU device when one opens. Left alone: a value other than 0, padding of
  * the channel dim, a Pad output read elsewhere, reflect mode, an
  * AveragePool with pads of its own and count_include_pad 0, a MaxPool
- * whose input may be negative. */
+ * whose input may be negative, a pool with ceil_mode, a Conv with
+ * auto_pad. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <math.h>
@@ -30,12 +31,15 @@ typedef enum {
   KEEP_REFLECT,              /* reflect mode */
   KEEP_AVG_OWN_PADS,         /* AveragePool pads 1, cip 0 */
   KEEP_MAX_SIGNED,           /* MaxPool of x, which may be negative */
+  KEEP_CEIL_MODE,            /* AveragePool with ceil_mode 1 */
+  KEEP_AUTO_PAD,             /* Conv with auto_pad SAME_UPPER */
 } Form;
 
 static const char *const form_names[] = { "conv-strided", "conv-own-pads",
   "conv-opset10", "average-pool", "max-pool-after-relu",
   "max-pool-neg-inf", "value-one-kept", "channel-kept", "shared-kept",
-  "reflect-kept", "average-own-pads-kept", "max-pool-signed-kept" };
+  "reflect-kept", "average-own-pads-kept", "max-pool-signed-kept",
+  "ceil-mode-kept", "auto-pad-kept" };
 
 static int
 form_opset (Form form)
@@ -138,6 +142,16 @@ build (Form form, GRand *rand)
     case KEEP_MAX_SIGNED:
       y = pool_node (g, pad_node (g, x, opset, asym, 0.f, NULL), "MaxPool",
           NULL);
+      break;
+    case KEEP_CEIL_MODE:
+      y = pool_node (g, pad_node (g, x, opset, asym, 0.f, NULL),
+          "AveragePool", NULL);
+      clinfer_node_set_attr (y, "ceil_mode", clinfer_attr_new_int (1));
+      break;
+    case KEEP_AUTO_PAD:
+      y = conv_node (g, rand, pad_node (g, x, opset, same, 0.f, NULL), 2, NULL);
+      g_hash_table_remove (y->attrs, "pads");
+      clinfer_node_set_attr (y, "auto_pad", clinfer_attr_new_string ("SAME_UPPER"));
       break;
     case KEEP_VALUE_ONE:
       y = conv_node (g, rand, pad_node (g, x, opset, same, 1.f, NULL), 2, NULL);
