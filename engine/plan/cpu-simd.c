@@ -893,26 +893,53 @@ ISA (dw_pw_blocked) (const ClinferCpuDwPwArgs *a, const float *x,
 /* ---------------------------------------------------------------- */
 /* ConvTranspose to one channel, kernel = stride                     */
 
+#if VW >= 8
+/* Horizontal sums over 8-float vectors. pairs8 (a, b) adds neighbouring
+ * lanes: [a0+a1, a2+a3, b0+b1, b2+b3, a4+a5, a6+a7, b4+b5, b6+b7]; twice
+ * over four vectors it leaves lane j the sum of the low half of vector j
+ * and lane j + 4 that of its high half. (GCC's and clang's shuffle
+ * builtins differ.) */
+typedef float vf8 __attribute__ ((vector_size (8 * sizeof (float))));
+#ifdef __clang__
+#define SHUFFLE8(a, b, ...) __builtin_shufflevector (a, b, __VA_ARGS__)
+#else
+typedef int32_t vi8 __attribute__ ((vector_size (8 * sizeof (int32_t))));
+#define SHUFFLE8(a, b, ...) __builtin_shuffle (a, b, (vi8) { __VA_ARGS__ })
+#endif
+
+INLINE vf8
+pairs8 (vf8 a, vf8 b)
+{
+  return SHUFFLE8 (a, b, 0, 2, 8, 10, 4, 6, 12, 14)
+      + SHUFFLE8 (a, b, 1, 3, 9, 11, 5, 7, 13, 15);
+}
+
+/* @v's lanes folded to 8 (16 lanes: the two halves added). */
+INLINE vf8
+fold8 (vf v)
+{
+  vf8 lo;
+
+  memcpy (&lo, &v, sizeof (lo));
+#if VW == 16
+  {
+    vf8 hi;
+    memcpy (&hi, (const char *) &v + sizeof (lo), sizeof (hi));
+    lo += hi;
+  }
+#endif
+  return lo;
+}
+#endif
+
 /* The sums of the lanes of t[0..3]: [sum t0, sum t1, sum t2, sum t3]. */
 INLINE void
 hsum4 (const vf t[4], float out[4])
 {
-#if VW == 8
-  /* Pairwise: lanes of t0 and t1 (and t2, t3) added in pairs, then the
-   * pairs of those, then the two halves. (GCC's and clang's shuffle
-   * builtins differ.) */
-#ifdef __clang__
-#define EVEN(a, b) __builtin_shufflevector (a, b, 0, 2, 8, 10, 4, 6, 12, 14)
-#define ODD(a, b) __builtin_shufflevector (a, b, 1, 3, 9, 11, 5, 7, 13, 15)
-#else
-#define EVEN(a, b) __builtin_shuffle (a, b, (vi) { 0, 2, 8, 10, 4, 6, 12, 14 })
-#define ODD(a, b) __builtin_shuffle (a, b, (vi) { 1, 3, 9, 11, 5, 7, 13, 15 })
-#endif
-  vf h01 = EVEN (t[0], t[1]) + ODD (t[0], t[1]);
-  vf h23 = EVEN (t[2], t[3]) + ODD (t[2], t[3]);
-  vf h = EVEN (h01, h23) + ODD (h01, h23);
-#undef EVEN
-#undef ODD
+#if VW >= 8
+  vf8 h = pairs8 (pairs8 (fold8 (t[0]), fold8 (t[1])),
+      pairs8 (fold8 (t[2]), fold8 (t[3])));
+
   for (int j = 0; j < 4; j++)
     out[j] = h[j] + h[j + 4];
 #else
@@ -967,6 +994,150 @@ ISA (deconv_to_one) (const ClinferCpuDeconvArgs *a, const float *x, float *y,
           y[((ptrdiff_t) iy * a->kh + ky) * ow + (ptrdiff_t) ix * a->kw + kx] =
               r[ky * a->kw + kx] + a->bias;
     }
+}
+
+/* ---------------------------------------------------------------- */
+/* Conv to one output channel: dot products (ClinferCpuConvOneArgs)  */
+
+/* Output pixels a conv_to_one group computes at once: one weight vector
+ * load serves C1_P input loads and multiply-adds. */
+#define C1_P 8
+
+/* The sums of the lanes of t[0..7] into out[0..7]. */
+INLINE void
+hsum8 (const vf t[C1_P], float out[C1_P])
+{
+#if VW >= 8
+  vf8 lo = pairs8 (pairs8 (fold8 (t[0]), fold8 (t[1])),
+      pairs8 (fold8 (t[2]), fold8 (t[3])));
+  vf8 hi = pairs8 (pairs8 (fold8 (t[4]), fold8 (t[5])),
+      pairs8 (fold8 (t[6]), fold8 (t[7])));
+  /* The halves of the two groups of four added. */
+  vf8 r = SHUFFLE8 (lo, hi, 0, 1, 2, 3, 8, 9, 10, 11)
+      + SHUFFLE8 (lo, hi, 4, 5, 6, 7, 12, 13, 14, 15);
+
+  memcpy (out, &r, sizeof (r));
+#else
+  vf s[4];
+
+  for (int j = 0; j < 4; j++)
+    s[j] = t[j];
+  hsum4 (s, out);
+  for (int j = 0; j < 4; j++)
+    s[j] = t[j + 4];
+  hsum4 (s, out + 4);
+#endif
+}
+
+/* C1_P adjacent interior pixels (no tap in the padding along x) from
+ * segments [s0, s1): pixel p's window starts at x + base + p * ps. */
+INLINE void
+conv1_group (const ClinferCpuConvOneArgs *a, const float *x, ptrdiff_t base,
+    ptrdiff_t ps, int s0, int s1, float out[C1_P])
+{
+  const float *w = a->w + (ptrdiff_t) s0 * a->seg_len;
+  const int nv = a->seg_len / VW;
+  vf acc[C1_P];
+
+  for (int p = 0; p < C1_P; p++)
+    acc[p] = vbcast (0.f);
+  for (int sg = s0; sg < s1; sg++) {
+    const float *xs = x + base + a->seg_off[sg];
+    for (int v = 0; v < nv; v++, w += VW) {
+      vf wv = vload (w);
+      for (int p = 0; p < C1_P; p++)
+        acc[p] += vload (xs + p * ps + v * VW) * wv;
+    }
+  }
+  hsum8 (acc, out);
+}
+
+/* One interior pixel. */
+INLINE float
+conv1_pixel (const ClinferCpuConvOneArgs *a, const float *x, ptrdiff_t base,
+    int s0, int s1)
+{
+  const float *w = a->w + (ptrdiff_t) s0 * a->seg_len;
+  const int nv = a->seg_len / VW;
+  vf acc = vbcast (0.f);
+  float s = 0.f;
+
+  for (int sg = s0; sg < s1; sg++) {
+    const float *xs = x + base + a->seg_off[sg];
+    for (int v = 0; v < nv; v++, w += VW)
+      acc += vload (xs + v * VW) * vload (w);
+  }
+  for (int l = 0; l < VW; l++)
+    s += acc[l];
+  return s;
+}
+
+/* A pixel with taps in the padding along x: input column ix0 is its
+ * window's first; blocked segments are skipped whole, plain ones read
+ * float by float. */
+static float
+conv1_edge (const ClinferCpuConvOneArgs *a, const float *x, ptrdiff_t base,
+    int ix0, int s0, int s1)
+{
+  const ClinferCpuConvGeom *g = &a->g;
+  float s = 0.f;
+
+  for (int sg = s0; sg < s1; sg++) {
+    const float *w = a->w + (ptrdiff_t) sg * a->seg_len;
+    if (a->seg_kx) {
+      int ix = ix0 + a->seg_kx[sg] * g->dw;
+      if (ix < 0 || ix >= g->iw)
+        continue;
+      for (int j = 0; j < a->seg_len; j++)
+        s += x[base + a->seg_off[sg] + j] * w[j];
+    } else {
+      for (int j = 0; j < a->seg_len; j++)
+        if (ix0 + j >= 0 && ix0 + j < g->iw)
+          s += x[base + a->seg_off[sg] + j] * w[j];
+    }
+  }
+  return s;
+}
+
+static void
+ISA (conv_to_one) (const ClinferCpuConvOneArgs *a, const float *x, float *y,
+    int oy, int ox0, int ox1)
+{
+  const ClinferCpuConvGeom *g = &a->g;
+  const int iy0 = oy * g->sh - g->pt, span = (g->kw - 1) * g->dw + 1;
+  const ptrdiff_t ps = (ptrdiff_t) g->sw * a->px_floats;
+  const ptrdiff_t row = (ptrdiff_t) iy0 * a->row_floats;
+  int ky0 = 0, ky1 = g->kh, s0, s1, xa, xb, ox = ox0;
+
+  /* Kernel rows inside the input, then the columns whose whole window is
+   * inside it: [xa, xb). */
+  while (ky0 < ky1 && iy0 + ky0 * g->dh < 0)
+    ky0++;
+  while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dh >= g->ih)
+    ky1--;
+  s0 = a->ky_start[ky0];
+  s1 = a->ky_start[ky1];
+  xa = (g->pl + g->sw - 1) / g->sw;
+  xb = g->iw - span + g->pl < 0 ? 0 : (g->iw - span + g->pl) / g->sw + 1;
+  xa = CLAMP (xa, ox0, ox1);
+  xb = CLAMP (xb, xa, ox1);
+#define C1_BASE(o) (row + ((ptrdiff_t) (o) * g->sw - g->pl) * a->px_floats)
+  for (; ox < xa; ox++)
+    y[ox] = sact (a->bias + conv1_edge (a, x, C1_BASE (ox),
+            ox * g->sw - g->pl, s0, s1), &a->ep, a->ep.act);
+  for (; ox + C1_P <= xb; ox += C1_P) {
+    float r[C1_P];
+    conv1_group (a, x, C1_BASE (ox), ps, s0, s1, r);
+    for (int p = 0; p < C1_P; p++)
+      y[ox + p] = sact (a->bias + r[p], &a->ep, a->ep.act);
+  }
+  for (; ox < xb; ox++)
+    y[ox] = sact (a->bias + conv1_pixel (a, x, C1_BASE (ox), s0, s1), &a->ep,
+        a->ep.act);
+  for (; ox < ox1; ox++)
+    y[ox] = sact (a->bias + conv1_edge (a, x, C1_BASE (ox),
+            ox * g->sw - g->pl, s0, s1), &a->ep, a->ep.act);
+#undef C1_BASE
 }
 
 /* ---------------------------------------------------------------- */
@@ -1119,7 +1290,8 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (pack_b), ISA (pad_plane), ISA (gemm), ISA (gemm_indirect),
   ISA (gemm_rows),
   ISA (depthwise), ISA (max_pool_2x2), ISA (max_pool_blocked),
-  ISA (dw_pw_blocked), ISA (deconv_to_one), ISA (per_channel),
+  ISA (dw_pw_blocked), ISA (deconv_to_one), ISA (conv_to_one),
+  ISA (per_channel),
   ISA (per_channel_affine), ISA (upsample_add_row),
   ISA (row_max), ISA (exp_sum), ISA (scale),
 };

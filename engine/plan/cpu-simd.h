@@ -73,6 +73,32 @@ typedef struct {
 #define CLINFER_CPU_DECONV_MAX_TAPS 16
 #define CLINFER_CPU_DECONV_MAX_VEC 256
 
+/* A convolution to one output channel (group 1) as dot products: output
+ * pixel (oy, ox) is bias + the sum over its window's segments of a run of
+ * seg_len contiguous input floats times the segment's packed weights, then
+ * the activation. The window's top-left input pixel is at float
+ * (oy * sh - pt) * row_floats + (ox * sw - pl) * px_floats of the image;
+ * a segment adds seg_off[s] to that.
+ * - Blocked input (nChw8c / nChw16c, px_floats = block): a segment is one
+ *   tap (ky, kx) of one channel block, seg_len = block.
+ * - Plain input (NCHW, px_floats = 1, no dilation along x): a segment is
+ *   one kernel row (channel, ky), seg_len = kw; seg_kx is NULL.
+ * seg_len is a multiple of the vector width (nr / 2). Segments are sorted
+ * by ky: those of ky are [ky_start[ky], ky_start[ky + 1]). Taps in the
+ * padding are skipped. */
+typedef struct {
+  ClinferCpuConvGeom g;      /* cin_g unused */
+  int n_seg, seg_len;
+  int px_floats;
+  ptrdiff_t row_floats;
+  const ptrdiff_t *seg_off;
+  const int *seg_kx;         /* blocked: the segment's kx */
+  const int *ky_start;       /* kh + 1 values */
+  const float *w;            /* [n_seg][seg_len] */
+  float bias;
+  ClinferCpuEpilogue ep;
+} ClinferCpuConvOneArgs;
+
 typedef struct {
   const char *isa_name;
   int mr, nr;                /* GEMM micro-tile: rows of A, columns of B */
@@ -121,6 +147,10 @@ typedef struct {
    * @y the plain output plane. */
   void (*deconv_to_one) (const ClinferCpuDeconvArgs *a, const float *x,
       float *y, int iy0, int iy1);
+  /* Output pixels [ox0, ox1) of row @oy of a ClinferCpuConvOneArgs conv:
+   * @x the image's input, @y its plain output plane. */
+  void (*conv_to_one) (const ClinferCpuConvOneArgs *a, const float *x,
+      float *y, int oy, int ox0, int ox1);
   /* y = x op c over @np pixels of one channel block (@block floats a
    * pixel, a multiple of nr / 2, at most 64; @c one value per lane); @op
    * 0 +, 1 -, 2 *, 3 /. @y may be @x. */

@@ -315,6 +315,85 @@ test_deconv_to_one (void)
   }
 }
 
+/* Convs to one output channel: clinfer's conv_to_one kernel. Blocked
+ * input (a 1x1 conv to @c channels before it: 20 and 33 are partial
+ * blocks, 32 whole ones; the small planes keep 16-channel blocks on
+ * AVX-512 machines that otherwise choose 8) with asymmetric pads,
+ * strides, dilations, a window wider than the pads leave rows for (pure
+ * bias rows), activations, batch 2 and both thread counts; plain input
+ * (@c 0: the graph input of @pc channels) with kernel rows of whole
+ * vectors, with and without pads, and with 5 or 12 channels (reordered
+ * to blocked). A 3-wide plain kernel on 2 channels and a conv to 2
+ * channels stay on oneDNN. A Sigmoid after the conv is not fused into it
+ * and runs on its own. */
+typedef struct {
+  int64_t c, pc, n, h, w, m, kh, kw, sh, sw, dh, dw;
+  int64_t pads[4];
+  const char *act;
+  gboolean bias, sigmoid, ours;
+  int threads;
+} ConvOneCase;
+
+static const ConvOneCase conv_one_cases[] = {
+  { 20, 8, 1, 23, 37, 1, 5, 5, 1, 1, 1, 1, { 2, 2, 2, 2 }, NULL, TRUE, TRUE, TRUE, 2 },
+  { 20, 8, 1, 23, 37, 1, 7, 3, 1, 1, 1, 1, { 3, 1, 3, 1 }, "Relu", TRUE, FALSE, TRUE, 1 },
+  { 32, 8, 2, 9, 40, 1, 3, 3, 2, 3, 2, 1, { 0, 1, 2, 0 }, NULL, TRUE, FALSE, TRUE, 2 },
+  { 33, 8, 1, 11, 19, 1, 1, 1, 1, 1, 1, 1, { 0, 0, 0, 0 }, "LeakyRelu", FALSE, TRUE, TRUE, 1 },
+  { 8, 8, 1, 2, 3, 1, 3, 3, 1, 1, 1, 1, { 6, 5, 6, 5 }, "Clip", TRUE, FALSE, TRUE, 2 },
+  { 20, 8, 1, 30, 70, 1, 3, 5, 1, 2, 1, 3, { 1, 7, 1, 7 }, NULL, TRUE, FALSE, TRUE, 2 },
+  { 0, 1, 1, 1, 300, 1, 1, 32, 1, 2, 1, 1, { 0, 0, 0, 0 }, NULL, TRUE, FALSE, TRUE, 2 },
+  { 0, 3, 2, 4, 100, 1, 2, 16, 1, 3, 2, 1, { 1, 5, 0, 7 }, "Relu", TRUE, TRUE, TRUE, 2 },
+  { 0, 2, 1, 6, 50, 1, 3, 3, 1, 1, 1, 1, { 1, 1, 1, 1 }, NULL, TRUE, FALSE, FALSE, 2 },
+  { 0, 12, 1, 26, 50, 1, 5, 5, 1, 1, 1, 1, { 2, 2, 2, 2 }, "Relu", TRUE, TRUE, TRUE, 2 },
+  { 0, 5, 2, 9, 21, 1, 3, 2, 2, 1, 1, 2, { 1, 0, 1, 2 }, NULL, FALSE, FALSE, TRUE, 1 },
+  { 20, 8, 1, 23, 37, 2, 5, 5, 1, 1, 1, 1, { 2, 2, 2, 2 }, NULL, TRUE, FALSE, FALSE, 2 },
+};
+
+static void
+test_conv_to_one (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (conv_one_cases); i++) {
+    const ConvOneCase *c = &conv_one_cases[i];
+    g_autoptr (GRand) rand = g_rand_new_with_seed (23 + i);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t cin = c->c ? c->c : c->pc;
+    int64_t xd[] = { c->n, c->pc, c->h, c->w }, wd[] = { c->m, cin, c->kh, c->kw };
+    ClinferShape xs = clinfer_shape_make (4, xd);
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) w = op_test_random (rand, 4, wd);
+    g_autoptr (ClinferTensor) b = op_test_random (rand, 1, &c->m);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    g_autofree char *name = g_strdup_printf ("conv to one case %u", i);
+    ClinferNode *in[3], *node;
+    ClinferTensor *inputs[1] = { x };
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    if (c->c)
+      in[0] = add_conv (g, rand, "c", in[0], c->pc, c->c, 1, 1, 1, NULL, "Relu");
+    in[1] = clinfer_graph_add_constant (g, "w", w);
+    in[2] = c->bias ? clinfer_graph_add_constant (g, "b", b) : NULL;
+    node = op_test_node (g, c->act ? "FusedConv" : "Conv",
+        c->act ? "com.clinfer" : "", "one", 3, in, 1);
+    op_test_set_conv_attrs (node, c->kh, c->kw, c->sh, c->sw, c->dh, c->dw, 1,
+        NULL, c->pads, c->act);
+    if (c->sigmoid)
+      node = op_test_node (g, "Sigmoid", "", "sig", 1, &node, 1);
+    clinfer_graph_add_output (g, (ClinferPortRef) { node, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, c->threads, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, (c->c ? 2 : 1) + (c->sigmoid ? 1 : 0));
+    g_assert_cmpuint (last_n_fused, ==, 0);
+    g_assert_cmpuint (n_onednn, ==, n_steps);
+    g_assert_true ((strstr (last_kernels->str, "_to_one_") != NULL) == c->ours);
+    op_test_assert_close (got, ref, name);
+  }
+}
+
 /* x (1x20x19x23) -> dw 3x3 -> FusedConv 1x1 (+x, Relu) -> MaxPool 2x2
  * -> Concat (zeros: 20 -> 28 channels) -> Conv 3x3 s2 -> output: every
  * step on oneDNN, blocked in between, the input reordered in, the output
@@ -1787,6 +1866,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/upsample-add", test_upsample_add);
   g_test_add_func ("/onednn/one-channel-plain", test_one_channel_plain);
   g_test_add_func ("/onednn/deconv-to-one", test_deconv_to_one);
+  g_test_add_func ("/onednn/conv-to-one", test_conv_to_one);
   g_test_add_func ("/onednn/concat-in-place", test_concat_in_place);
   g_test_add_func ("/onednn/transpose-nhwc", test_transpose_nhwc);
   g_test_add_func ("/onednn/per-channel-chain", test_per_channel_chain);

@@ -92,6 +92,10 @@ typedef struct {
   /* ONEDNN_OP_DECONV without @prim: deconv_to_one ()'s arguments (weights
    * in @weights_data; batch, block, n_blocks as above) */
   ClinferCpuDeconvArgs deconv;
+  /* ONEDNN_OP_CONV without @prim: conv_to_one ()'s arguments (weights in
+   * @weights_data, segment tables in @aux_data; batch as above) */
+  ClinferCpuConvOneArgs conv1;
+  gpointer aux_data;
   /* ONEDNN_OP_SOFTMAX without @prim: clinfer's softmax of @sm_rows rows
    * of @sm_cols, the threads splitting each row (softmax_columns ()) */
   int64_t sm_rows, sm_cols;
@@ -185,6 +189,13 @@ gboolean clinfer_onednn_deconv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error);
 /* TRUE when @pd is one of oneDNN's reference implementations. */
 gboolean clinfer_onednn_pd_is_reference (const_dnnl_primitive_desc_t pd);
+/* TRUE when conv step @st is one conv_to_one () may run (one output
+ * channel, group 1, 2-D, no residual): its eltwise readers are then not
+ * fused as post-ops. */
+gboolean clinfer_onednn_conv_to_one_candidate (const ClinferStep *st);
+/* Runs a conv step built without a primitive (conv_to_one ()). */
+void clinfer_onednn_conv_to_one (const OnednnStep *s, const float *x,
+    float *y);
 /* Runs a pool step built without a primitive (see OnednnStep). */
 void clinfer_onednn_max_pool_blocked (const OnednnStep *s, const float *src,
     float *dst);

@@ -484,6 +484,202 @@ conv_finish (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st,
       error);
 }
 
+/* The plain one-channel output of a *_to_one step @s reading @src,
+ * both placed, and the step's kernel name (@name, taken). */
+static gboolean
+to_one_operands (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, const dnnl_memory_desc_t *src, char *name,
+    GError **error)
+{
+  dnnl_memory_desc_t dst;
+  gsize end = 0;
+
+  g_free (st->kernel.name);
+  ((ClinferStep *) st)->kernel.name = name;
+  clinfer_onednn_md_4d (&st->node->outputs[0].shape, dnnl_nchw, &dst);
+  s->src_input = 0;
+  if (!clinfer_onednn_operand_init (oplan, &s->src, st->in_slots[0], src,
+          FALSE, &end, error)
+      || !clinfer_onednn_operand_init (oplan, &s->dst, s->out_slot, &dst, TRUE,
+          &end, error))
+    return FALSE;
+  s->scratch_bytes = end;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Convs to one output channel                                       */
+
+/* oneDNN 2.6 pads a conv's one output channel to a whole block of 8 or 16
+ * and computes them all: basic-pitch's 8 -> 1 5x5 conv on 172 x 264 took
+ * 3.8 ms for 9 M multiply-adds. conv_to_one () computes the one channel
+ * as dot products along the input's contiguous floats (the channel block,
+ * or a kernel row of a plain input). */
+#define CONV1_SPLIT_MACS (1 << 18)
+#define CONV1_MAX_EXTENT (1 << 24)
+#define CONV1_MAX_SEGMENTS (1 << 20)
+
+gboolean
+clinfer_onednn_conv_to_one_candidate (const ClinferStep *st)
+{
+  const ClinferNode *node = st->node;
+  const ClinferConvParams *p = node->op_data;
+
+  return p != NULL && p->group == 1 && node->outputs[0].shape.rank == 4
+      && node->outputs[0].shape.dims[1] == 1
+      && (node->n_inputs <= 3 || node->inputs[3].node == NULL);
+}
+
+void
+clinfer_onednn_conv_to_one (const OnednnStep *s, const float *x, float *y)
+{
+  const ClinferCpuConvOneArgs *a = &s->conv1;
+  const ClinferCpuConvGeom *g = &a->g;
+  gsize in_image = (gsize) s->n_blocks * g->ih * a->row_floats;
+  gsize out_image = (gsize) g->oh * g->ow;
+  /* Rows, split into column chunks when there are few (a 1-D conv has
+   * one): about four tasks a thread. */
+  int nt = omp_get_max_threads ();
+  int64_t rows = s->batch * g->oh;
+  int64_t n_chunks = MAX (1, MIN (g->ow / 64, (4 * nt + rows - 1) / rows));
+  int64_t chunk = (g->ow + n_chunks - 1) / n_chunks;
+  gboolean split = (double) out_image * s->batch * a->n_seg * a->seg_len
+      >= CONV1_SPLIT_MACS;
+
+#pragma omp parallel for schedule (static) if (split)
+  for (int64_t t = 0; t < rows * n_chunks; t++) {
+    int64_t r = t / n_chunks, n = r / g->oh;
+    int oy = (int) (r % g->oh), ox0 = (int) (t % n_chunks * chunk);
+    int ox1 = (int) MIN (g->ow, ox0 + chunk);
+    if (ox0 < ox1)
+      s->simd->conv_to_one (a, x + n * in_image, y + n * out_image + oy * g->ow,
+          oy, ox0, ox1);
+  }
+}
+
+/* The conv_to_one () form of conv step @s when it fits
+ * (clinfer_onednn_conv_to_one_candidate ()): the input blocked, plain
+ * with kernel rows of whole vectors and no dilation along x, or plain
+ * with 4 channels or more (reordered to blocked); the output plain (one
+ * channel always is). */
+static gboolean
+conv_to_one_build (ClinferOnednnPlan *oplan, OnednnStep *s,
+    const ClinferStep *st, GError **error)
+{
+  const ClinferNode *node = st->node;
+  const ClinferConvParams *p = node->op_data;
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  ClinferPortDesc *w = clinfer_node_input_desc (node, 1);
+  ClinferPortDesc *b = clinfer_node_input_desc (node, 2);
+  ClinferCpuConvOneArgs *a = &s->conv1;
+  ClinferCpuConvGeom *g = &a->g;
+  const ClinferCpuSimd *k = clinfer_cpu_simd_get (oplan->isa);
+  gboolean blocked = oplan->blocked[st->in_slots[0]];
+  int64_t block = oplan->block_tag == dnnl_nChw16c ? 16 : 8, vw = k->nr / 2;
+  int64_t cin = x->shape.dims[1], n_blocks, lanes, n_seg, seg_len;
+  gboolean plain_rows;
+  int64_t v[12];
+  ClinferWindow win;
+  dnnl_memory_desc_t src;
+  const float *wv;
+  float *wp;
+  int sg = 0;
+
+  if (!clinfer_conv_window (node, &x->shape, &w->shape, &win, error))
+    return FALSE;
+  if (win.n != 2 || oplan->blocked[st->out_slots[0]])
+    return FALSE;
+  v[0] = win.in[0]; v[1] = win.in[1]; v[2] = win.out[0]; v[3] = win.out[1];
+  v[4] = win.kernel[0]; v[5] = win.kernel[1]; v[6] = win.stride[0];
+  v[7] = win.stride[1]; v[8] = win.dilation[0]; v[9] = win.dilation[1];
+  v[10] = win.pad_begin[0]; v[11] = win.pad_begin[1];
+  for (int i = 0; i < 12; i++)
+    if (v[i] < 0 || v[i] > CONV1_MAX_EXTENT)
+      return FALSE;
+  /* A plain input is read as it is when its kernel rows are whole
+   * vectors; with 4 channels or more it is otherwise reordered into the
+   * blocked layout first (fewer leave most lanes idle: oneDNN then). */
+  plain_rows = !blocked && v[9] == 1 && v[5] % vw == 0;
+  if (!blocked && !plain_rows) {
+    if (cin < 4)
+      return FALSE;
+    blocked = TRUE;
+  }
+  if (blocked) {
+    if (block % vw != 0)
+      return FALSE;
+    n_blocks = (cin + block - 1) / block;
+    lanes = block;
+    seg_len = block;
+    n_seg = v[4] * n_blocks * v[5];
+  } else {
+    n_blocks = cin;
+    lanes = 1;
+    seg_len = v[5];
+    n_seg = v[4] * cin;
+  }
+  if (n_seg > CONV1_MAX_SEGMENTS || cin * v[0] * v[1] * lanes > G_MAXINT32
+      || seg_len * n_seg > G_MAXINT32)
+    return FALSE;
+  g->ih = v[0]; g->iw = v[1]; g->oh = v[2]; g->ow = v[3];
+  g->kh = v[4]; g->kw = v[5]; g->sh = v[6]; g->sw = v[7];
+  g->dh = v[8]; g->dw = v[9]; g->pt = v[10]; g->pl = v[11];
+  a->n_seg = n_seg;
+  a->seg_len = seg_len;
+  a->px_floats = lanes;
+  a->row_floats = (ptrdiff_t) g->iw * lanes;
+  a->bias = b ? *(const float *) clinfer_tensor_get_const_data (b->value) : 0.f;
+  a->ep.act = p->act;
+  a->ep.min = p->act_min;
+  a->ep.max = p->act_max;
+  a->ep.alpha = p->act_alpha;
+  /* Segment tables in one block: offsets, kx, ky starts. */
+  s->aux_data = g_malloc0 (n_seg * (sizeof (ptrdiff_t) + sizeof (int))
+      + (g->kh + 1) * sizeof (int));
+  {
+    ptrdiff_t *off = s->aux_data;
+    int *kx_of = (int *) (off + n_seg), *ky_start = kx_of + n_seg;
+    ptrdiff_t plane = (ptrdiff_t) g->ih * a->row_floats;
+
+    wp = g_aligned_alloc0 (n_seg * seg_len, sizeof (float), 64);
+    wv = clinfer_tensor_get_const_data (w->value);
+    for (int ky = 0; ky < g->kh; ky++) {
+      ky_start[ky] = sg;
+      for (int64_t c = 0; c < n_blocks; c++)
+        for (int kx = 0; kx < (blocked ? g->kw : 1); kx++, sg++) {
+          off[sg] = c * plane + (ptrdiff_t) ky * g->dh * a->row_floats
+              + (ptrdiff_t) kx * g->dw * lanes;
+          kx_of[sg] = kx;
+          if (blocked)
+            for (int64_t l = 0; l < block && c * block + l < cin; l++)
+              wp[sg * seg_len + l] = wv[((c * block + l) * g->kh + ky) * g->kw + kx];
+          else
+            for (int j = 0; j < g->kw; j++)
+              wp[sg * seg_len + j] = wv[(c * g->kh + ky) * g->kw + j];
+        }
+    }
+    ky_start[g->kh] = sg;
+    a->seg_off = off;
+    a->seg_kx = blocked ? kx_of : NULL;
+    a->ky_start = ky_start;
+  }
+  a->w = wp;
+  s->weights_data = wp;
+  s->simd = k;
+  s->batch = x->shape.dims[0];
+  s->n_blocks = n_blocks;
+  if (oplan->blocked[st->in_slots[0]])
+    clinfer_onednn_view_md (oplan, st->in_slots[0], &x->shape, &src);
+  else if (blocked)
+    clinfer_onednn_md_4d (&x->shape, oplan->block_tag, &src);
+  else
+    clinfer_onednn_md_4d (&x->shape, dnnl_nchw, &src);
+  return to_one_operands (oplan, s, st, &src, g_strdup_printf (
+          "onednn-layout:conv%dx%d_to_one_%s_%s", g->kh, g->kw,
+          blocked ? (block == 16 ? "nChw16c" : "nChw8c") : "nchw",
+          k->isa_name), error);
+}
+
 gboolean
 clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, GError **error)
@@ -495,7 +691,17 @@ clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
   ConvDescs d = { 0 };
+  GError *local = NULL;
 
+  /* Fails without an error before it allocates anything. */
+  if (clinfer_onednn_conv_to_one_candidate (st)) {
+    if (conv_to_one_build (oplan, s, st, &local))
+      return TRUE;
+    if (local) {
+      g_propagate_error (error, local);
+      return FALSE;
+    }
+  }
   if (!conv_descs (oplan, st, &d, error))
     return FALSE;
   if (d.src.ndims == 0)
@@ -625,10 +831,9 @@ deconv_to_one_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   const ClinferCpuSimd *k = clinfer_cpu_simd_get (oplan->isa);
   int64_t block = oplan->block_tag == dnnl_nChw16c ? 16 : 8, vw = k->nr / 2;
   int64_t cin = x->shape.dims[1], kh = w->shape.dims[2], kw = w->shape.dims[3];
-  dnnl_memory_desc_t src, dst;
+  dnnl_memory_desc_t src;
   const float *wv;
   float *mem;
-  gsize end = 0;
 
   if (d->src.ndims == 0 || group != 1 || y->dims[1] != 1
       || !oplan->blocked[st->in_slots[0]] || oplan->blocked[st->out_slots[0]]
@@ -662,19 +867,9 @@ deconv_to_one_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   a->w = mem;
   s->weights_data = mem;
   clinfer_onednn_view_md (oplan, st->in_slots[0], &x->shape, &src);
-  clinfer_onednn_md_4d (y, dnnl_nchw, &dst);
-  s->src_input = 0;
-  if (!clinfer_onednn_operand_init (oplan, &s->src, st->in_slots[0], &src,
-          FALSE, &end, error)
-      || !clinfer_onednn_operand_init (oplan, &s->dst, s->out_slot, &dst, TRUE,
-          &end, error))
-    return FALSE;
-  s->scratch_bytes = end;
-  g_free (st->kernel.name);
-  ((ClinferStep *) st)->kernel.name = g_strdup_printf (
-      "onednn-layout:deconv%dx%d_to_one_nChw%dc_%s", (int) kh, (int) kw,
-      (int) block, k->isa_name);
-  return TRUE;
+  return to_one_operands (oplan, s, st, &src, g_strdup_printf (
+          "onednn-layout:deconv%dx%d_to_one_nChw%dc_%s", (int) kh, (int) kw,
+          (int) block, k->isa_name), error);
 }
 
 gboolean

@@ -173,6 +173,7 @@ step_clear (OnednnStep *s)
     dnnl_memory_destroy (s->bias);
   g_aligned_free (s->weights_data);
   g_aligned_free (s->bias_data);
+  g_free (s->aux_data);
   memset (s, 0, sizeof (*s));
 }
 
@@ -387,7 +388,9 @@ fuse_post_ops (ClinferOnednnPlan *oplan, gboolean *claimed,
     if (claimed[i] && kinds[i] == ONEDNN_OP_MATMUL && n_readers[cur] == 1
         && !g_array_index (plan->slots, ClinferSlot, cur).is_output)
       fuse_matmul_bias (oplan, i, reader[cur], claimed, kinds);
-    if (!claimed[i] || kinds[i] != ONEDNN_OP_CONV)
+    /* conv_to_one () applies the conv's own activation only. */
+    if (!claimed[i] || kinds[i] != ONEDNN_OP_CONV
+        || clinfer_onednn_conv_to_one_candidate (st))
       continue;
     post_algs_init (&used, st->node);
     while (n_post < ONEDNN_MAX_POST_OPS && n_readers[cur] == 1
@@ -1238,6 +1241,9 @@ clinfer_onednn_step_run (ClinferOnednnRun *run, guint step,
         break;
       case ONEDNN_OP_DECONV:
         clinfer_onednn_deconv_to_one (s, x, y);
+        break;
+      case ONEDNN_OP_CONV:
+        clinfer_onednn_conv_to_one (s, x, y);
         break;
       case ONEDNN_OP_UPSAMPLE_ADD:
         clinfer_onednn_upsample_add (s, x, z, y);
