@@ -141,6 +141,17 @@ gboolean clinfer_op_scalar_f32_input (const ClinferNode *node, guint i,
 /* Normalises a possibly negative @axis against @rank; error names node. */
 gboolean clinfer_op_normalize_axis (const ClinferNode *node, int64_t axis,
     int rank, int *out, GError **error);
+/* Transpose @node's permutation of a rank-@rank input (its perm
+ * attribute, reversed dims when absent): output dim i is input dim
+ * perm[i]. */
+gboolean clinfer_transpose_perm (const ClinferNode *node, int rank,
+    int *perm, GError **error);
+/* The reduced dims of resolved reduction @node (ReduceSum, ReduceMean,
+ * ...) on a rank-@rank input, in @mask: from its axes attribute or the
+ * constant value of its axes input. FALSE when the axes input is not a
+ * constant or the axes are invalid. */
+gboolean clinfer_reduce_const_mask (const ClinferNode *node, int rank,
+    gboolean *mask);
 /* Reads attribute "axis" (@def when absent) normalised against @rank. */
 gboolean clinfer_op_axis_attr (const ClinferNode *node, int64_t def, int rank,
     int *axis, GError **error);

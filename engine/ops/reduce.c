@@ -108,6 +108,23 @@ reduce_mask (const ClinferNode *node, const ClinferTensor *axes_t, int rank,
   return TRUE;
 }
 
+gboolean
+clinfer_reduce_const_mask (const ClinferNode *node, int rank, gboolean *mask)
+{
+  const ReduceData *d = node->op_data;
+  const ClinferTensor *axes_t = NULL;
+
+  if (d == NULL || rank > CLINFER_MAX_RANK)
+    return FALSE;
+  if (d->axes_input && node->n_inputs > 1 && node->inputs[1].node) {
+    ClinferPortDesc *a = clinfer_node_input_desc (node, 1);
+    if (a == NULL || a->value == NULL)
+      return FALSE;
+    axes_t = a->value;
+  }
+  return reduce_mask (node, axes_t, rank, mask, NULL);
+}
+
 static gboolean
 check_numeric (const ClinferNode *node, ClinferElementType t, GError **error)
 {

@@ -293,8 +293,9 @@ infer_reshape (const ClinferNode *node, const ClinferValueInfo *in,
 /* ---------------------------------------------------------------- */
 /* Transpose                                                         */
 
-static gboolean
-transpose_perm (const ClinferNode *node, int rank, int *perm, GError **error)
+gboolean
+clinfer_transpose_perm (const ClinferNode *node, int rank, int *perm,
+    GError **error)
 {
   const int64_t *p;
   gsize n;
@@ -338,7 +339,7 @@ infer_transpose (const ClinferNode *node, const ClinferValueInfo *in,
   out[0].type = in[0].type;
   if (in[0].shape.rank < 0)
     return TRUE;
-  if (!transpose_perm (node, in[0].shape.rank, perm, error))
+  if (!clinfer_transpose_perm (node, in[0].shape.rank, perm, error))
     return FALSE;
   out[0].shape.rank = in[0].shape.rank;
   for (int i = 0; i < in[0].shape.rank; i++)
@@ -437,7 +438,7 @@ eval_transpose (const ClinferNode *node, ClinferTensor *const *in,
 
   int64_t batch, rows, cols;
 
-  if (!transpose_perm (node, xs->rank, perm, error))
+  if (!clinfer_transpose_perm (node, xs->rank, perm, error))
     return FALSE;
   if (es == 4 && transpose_as_2d (xs, perm, &batch, &rows, &cols)) {
     const guint32 *x = clinfer_tensor_get_const_data (in[0]);

@@ -196,17 +196,11 @@ conv_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     GError **error)
 {
   ConvState *st = kernel->state;
-  const ClinferShape *xs = clinfer_tensor_get_shape (inputs[0]);
   const float *z = NULL;
 
-  if (!clinfer_shape_equal (xs, &st->x_shape)) {
-    g_autofree char *got = clinfer_shape_to_string (xs);
-    g_autofree char *want = clinfer_shape_to_string (&st->x_shape);
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "node %s: kernel %s was prepared for input %s, got %s",
-        clinfer_node_label (node), kernel->name, want, got);
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->x_shape, error))
     return FALSE;
-  }
   if (st->has_z && inputs[3])
     z = clinfer_tensor_get_const_data (inputs[3]);
   if (g_mutex_trylock (&st->lock)) {

@@ -6,10 +6,13 @@
  *           words, not by memcpy calls;
  *   Slice   the output as runs of contiguous input bytes: the trailing
  *           dims taken whole with step 1 merge into one run, copied with
- *           memcpy, or gathered value by value with a step.
+ *           memcpy, or gathered value by value with a step;
+ *   Transpose  rows of the input's last dim copied whole when it stays
+ *           last, else tiled 2-D transposes (dims of extent 1 dropped,
+ *           dims that stay adjacent merged).
  * The outer rows are split between the threads when there are enough
  * bytes. The reference evals (engine/ops/shape-ops.c) do the same
- * element or row copies one call at a time. */
+ * element or row copies one call at a time (Transpose value by value). */
 #include "plan/cpu-kernels.h"
 #include "ops/slice.h"
 #include <omp.h>
@@ -53,12 +56,9 @@ concat_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   const ConcatState *st = kernel->state;
   guint8 *y = clinfer_tensor_get_data (outputs[0]);
 
-  if (!clinfer_shape_equal (clinfer_tensor_get_shape (outputs[0]), &st->y_shape)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "node %s: kernel %s got an output of another shape than prepared",
-        clinfer_node_label (node), kernel->name);
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "output", outputs[0],
+          &st->y_shape, error))
     return FALSE;
-  }
 #pragma omp parallel for schedule (static) \
     if (st->outer > 1 && st->outer * st->out_row > COPY_PARALLEL_BYTES)
   for (int64_t o = 0; o < st->outer; o++)
@@ -137,12 +137,9 @@ slice_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   guint8 *y = clinfer_tensor_get_data (outputs[0]);
   int64_t run_bytes = st->run * (int64_t) st->es;
 
-  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->x_shape)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "node %s: kernel %s got an input of another shape than prepared",
-        clinfer_node_label (node), kernel->name);
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->x_shape, error))
     return FALSE;
-  }
 #pragma omp parallel for schedule (static) \
     if (st->outer > 1 && st->outer * run_bytes > COPY_PARALLEL_BYTES)
   for (int64_t o = 0; o < st->outer; o++) {
@@ -223,5 +220,200 @@ clinfer_cpu_slice_factory (const ClinferNode *node, ClinferCpuIsa isa,
   kernel->state = st;
   kernel->free_state = g_free;
   kernel->run = slice_run;
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Transpose                                                         */
+
+/* Transpose after dropping dims of extent 1 and merging the input dims
+ * that stay adjacent and in order: when the last input dim stays last,
+ * rows of it are copied whole (TRANSPOSE_ROWS); otherwise every
+ * (outer index) holds a 2-D transpose between the output's last dim (c,
+ * input stride @c_stride) and the input's last dim (r, output stride
+ * @r_stride), done in tiles so both sides are read and written a cache
+ * line at a time (TRANSPOSE_TILES). */
+typedef enum { TRANSPOSE_ROWS, TRANSPOSE_TILES } TransposeKind;
+
+#define TRANSPOSE_TILE 16
+
+typedef struct {
+  ClinferShape x_shape;
+  TransposeKind kind;
+  gsize es;
+  int rank;                       /* outer dims */
+  int64_t dims[CLINFER_MAX_RANK];
+  int64_t x_stride[CLINFER_MAX_RANK], y_stride[CLINFER_MAX_RANK];  /* elements */
+  int64_t outer;
+  int64_t row;                    /* TRANSPOSE_ROWS: elements per row */
+  int64_t n_r, n_c, r_stride, c_stride;   /* TRANSPOSE_TILES */
+} TransposeState;
+
+/* One tile of the 2-D transpose: y[r * rs + c] = x[c * cs + r]. */
+#define TILE_LOOP(T)                                                         \
+  for (int64_t c = c0; c < c1; c++)                                          \
+    for (int64_t r = r0; r < r1; r++)                                        \
+      ((T *) y)[r * st->r_stride + c] = ((const T *) x)[c * st->c_stride + r]
+
+static void
+transpose_tile (const TransposeState *st, const guint8 *x, guint8 *y,
+    int64_t r0, int64_t r1, int64_t c0, int64_t c1)
+{
+  switch (st->es) {
+    case 1: TILE_LOOP (guint8); break;
+    case 2: TILE_LOOP (guint16); break;
+    case 4: TILE_LOOP (guint32); break;
+    default: TILE_LOOP (guint64); break;
+  }
+}
+#undef TILE_LOOP
+
+static gboolean
+transpose_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const TransposeState *st = kernel->state;
+  const guint8 *x = clinfer_tensor_get_const_data (inputs[0]);
+  guint8 *y = clinfer_tensor_get_data (outputs[0]);
+  int64_t tiles_c = (st->n_c + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE;
+  int64_t units = st->kind == TRANSPOSE_ROWS ? st->outer : st->outer * tiles_c;
+  int64_t bytes = clinfer_shape_n_elements (&st->x_shape) * (int64_t) st->es;
+
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->x_shape, error))
+    return FALSE;
+  /* Units: output rows, or (outer index, band of TRANSPOSE_TILE columns
+   * of the output's last dim). */
+#pragma omp parallel for schedule (static) \
+    if (units > 1 && bytes > COPY_PARALLEL_BYTES)
+  for (int64_t u = 0; u < units; u++) {
+    int64_t o = st->kind == TRANSPOSE_ROWS ? u : u / tiles_c, rest = o;
+    int64_t xo = 0, yo = 0;
+
+    for (int d = st->rank - 1; d >= 0; d--) {
+      int64_t i = rest % st->dims[d];
+      rest /= st->dims[d];
+      xo += i * st->x_stride[d];
+      yo += i * st->y_stride[d];
+    }
+    if (st->kind == TRANSPOSE_ROWS) {
+      copy_bytes (y + yo * (int64_t) st->es, x + xo * (int64_t) st->es,
+          st->row * (int64_t) st->es);
+    } else {
+      int64_t c0 = u % tiles_c * TRANSPOSE_TILE;
+      int64_t c1 = MIN (st->n_c, c0 + TRANSPOSE_TILE);
+      for (int64_t r0 = 0; r0 < st->n_r; r0 += TRANSPOSE_TILE)
+        transpose_tile (st, x + xo * (int64_t) st->es,
+            y + yo * (int64_t) st->es, r0, MIN (st->n_r, r0 + TRANSPOSE_TILE),
+            c0, c1);
+    }
+  }
+  return TRUE;
+}
+
+gboolean
+clinfer_cpu_transpose_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  ClinferPortDesc *xd = clinfer_node_input_desc (node, 0);
+  int perm[CLINFER_MAX_RANK], keep[CLINFER_MAX_RANK], p[CLINFER_MAX_RANK];
+  int64_t xdims[CLINFER_MAX_RANK];
+  int64_t mdims[CLINFER_MAX_RANK], mstr[CLINFER_MAX_RANK];
+  int64_t ystr[CLINFER_MAX_RANK];
+  int r, n = 0, m = 0, last_at = -1;
+  g_autofree TransposeState *st = NULL;
+  gsize es;
+
+  if (xd == NULL || node->n_outputs != 1 || xd->shape.rank < 1
+      || !clinfer_shape_is_static (&xd->shape)
+      || xd->type == CLINFER_TYPE_STRING
+      || (es = clinfer_element_type_size (xd->type)) == 0 || es > 8
+      || (es & (es - 1)) != 0
+      || !clinfer_transpose_perm (node, xd->shape.rank, perm, NULL))
+    return FALSE;
+  r = xd->shape.rank;
+  /* The input dims of extent over 1, renumbered in order. */
+  for (int d = 0, k = 0; d < r; d++)
+    keep[d] = xd->shape.dims[d] > 1 ? k++ : -1;
+  for (int d = 0; d < r; d++)
+    if (keep[d] >= 0)
+      xdims[keep[d]] = xd->shape.dims[d];
+  for (int i = 0; i < r; i++)
+    if (keep[perm[i]] >= 0)
+      p[n++] = keep[perm[i]];
+  if (n == 0) {
+    p[0] = 0;
+    xdims[0] = 1;
+    n = 1;
+  }
+  /* Merge output-adjacent dims that are adjacent and in order in the
+   * input: merged dim k covers input dims p[j..]. */
+  {
+    int first[CLINFER_MAX_RANK], count[CLINFER_MAX_RANK], rank_of[CLINFER_MAX_RANK];
+    int64_t in_str[CLINFER_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+      if (m > 0 && p[i] == first[m - 1] + count[m - 1]) {
+        count[m - 1]++;
+        continue;
+      }
+      first[m] = p[i];
+      count[m] = 1;
+      m++;
+    }
+    /* Merged dims in input order give the input strides. */
+    in_str[n - 1] = 1;
+    for (int d = n - 2; d >= 0; d--)
+      in_str[d] = in_str[d + 1] * xdims[d + 1];
+    for (int k = 0; k < m; k++) {
+      mdims[k] = 1;
+      for (int j = 0; j < count[k]; j++)
+        mdims[k] *= xdims[first[k] + j];
+      mstr[k] = in_str[first[k] + count[k] - 1];
+      rank_of[k] = first[k];
+    }
+    ystr[m - 1] = 1;
+    for (int k = m - 2; k >= 0; k--)
+      ystr[k] = ystr[k + 1] * mdims[k + 1];
+    /* The output dim holding the input's last dim. */
+    for (int k = 0; k < m; k++)
+      if (rank_of[k] + count[k] == n)
+        last_at = k;
+  }
+  st = g_new0 (TransposeState, 1);
+  st->x_shape = xd->shape;
+  st->es = es;
+  st->outer = 1;
+  if (last_at == m - 1) {
+    st->kind = TRANSPOSE_ROWS;
+    st->row = mdims[m - 1];
+    for (int k = 0; k < m - 1; k++) {
+      st->dims[st->rank] = mdims[k];
+      st->x_stride[st->rank] = mstr[k];
+      st->y_stride[st->rank] = ystr[k];
+      st->outer *= mdims[k];
+      st->rank++;
+    }
+  } else {
+    st->kind = TRANSPOSE_TILES;
+    st->n_c = mdims[m - 1];
+    st->c_stride = mstr[m - 1];
+    st->n_r = mdims[last_at];
+    st->r_stride = ystr[last_at];
+    for (int k = 0; k < m - 1; k++) {
+      if (k == last_at)
+        continue;
+      st->dims[st->rank] = mdims[k];
+      st->x_stride[st->rank] = mstr[k];
+      st->y_stride[st->rank] = ystr[k];
+      st->outer *= mdims[k];
+      st->rank++;
+    }
+  }
+  kernel->name = g_strdup (st->kind == TRANSPOSE_ROWS ? "transpose_rows"
+      : "transpose_tiles");
+  kernel->state = g_steal_pointer (&st);
+  kernel->free_state = g_free;
+  kernel->run = transpose_run;
   return TRUE;
 }

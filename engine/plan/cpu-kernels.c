@@ -14,7 +14,18 @@ static const struct {
   { "", "Pad", clinfer_cpu_pad_factory },
   { "", "Concat", clinfer_cpu_concat_factory },
   { "", "Slice", clinfer_cpu_slice_factory },
+  { "", "Transpose", clinfer_cpu_transpose_factory },
   { "", "LayerNormalization", clinfer_cpu_layer_norm_factory },
+  { "", "Add", clinfer_cpu_eltwise_factory },
+  { "", "Sub", clinfer_cpu_eltwise_factory },
+  { "", "Mul", clinfer_cpu_eltwise_factory },
+  { "", "Div", clinfer_cpu_eltwise_factory },
+  { "", "Relu", clinfer_cpu_eltwise_factory },
+  { "", "Neg", clinfer_cpu_eltwise_factory },
+  { "", "Abs", clinfer_cpu_eltwise_factory },
+  { "", "Sqrt", clinfer_cpu_eltwise_factory },
+  { "", "ReduceSum", clinfer_cpu_eltwise_factory },
+  { "", "ReduceMean", clinfer_cpu_eltwise_factory },
 };
 
 ClinferCpuKernelFactory
@@ -25,4 +36,22 @@ clinfer_cpu_kernel_lookup (const ClinferNode *node)
             factories[i].op_type))
       return factories[i].factory;
   return NULL;
+}
+
+gboolean
+clinfer_cpu_kernel_check_shape (const ClinferCpuKernel *kernel,
+    const ClinferNode *node, const char *what, const ClinferTensor *t,
+    const ClinferShape *want, GError **error)
+{
+  const ClinferShape *got = clinfer_tensor_get_shape (t);
+  g_autofree char *got_s = NULL, *want_s = NULL;
+
+  if (clinfer_shape_equal (got, want))
+    return TRUE;
+  got_s = clinfer_shape_to_string (got);
+  want_s = clinfer_shape_to_string (want);
+  g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+      "node %s: kernel %s was prepared for %s %s, got %s",
+      clinfer_node_label (node), kernel->name, what, want_s, got_s);
+  return FALSE;
 }

@@ -42,6 +42,13 @@ struct _ClinferCpuKernel {
 typedef gboolean (*ClinferCpuKernelFactory) (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 
+/* TRUE when tensor @t (the node's @what: "input", "output", "input 1")
+ * has the shape @want the kernel was prepared for; else FALSE with an
+ * error naming the node, the kernel and both shapes. */
+gboolean clinfer_cpu_kernel_check_shape (const ClinferCpuKernel *kernel,
+    const ClinferNode *node, const char *what, const ClinferTensor *t,
+    const ClinferShape *want, GError **error);
+
 /* Fast kernel factory for @node's op, or NULL. */
 ClinferCpuKernelFactory clinfer_cpu_kernel_lookup (const ClinferNode *node);
 

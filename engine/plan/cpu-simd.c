@@ -1204,6 +1204,108 @@ ISA (upsample_add_row) (const float *x, const float *z, float *y, int ow,
 }
 
 /* ---------------------------------------------------------------- */
+/* Element-wise rows on plain layouts (plan/eltwise-cpu.c)           */
+
+#define BIN_LOOP(expr)                                                       \
+  do {                                                                       \
+    for (; i + VW <= n; i += VW) {                                           \
+      vf av = sa ? vload (a + i) : vbcast (a[0]);                            \
+      vf bv = sb ? vload (b + i) : vbcast (b[0]);                            \
+      vstore (y + i, expr);                                                  \
+    }                                                                        \
+  } while (0)
+
+/* One (op, broadcast pattern) pair per copy: sa and sb are constants
+ * after inlining. */
+INLINE void
+binary_row_impl (int op, const float *a, const int sa, const float *b,
+    const int sb, float *y, int64_t n)
+{
+  int64_t i = 0;
+
+  switch (op) {
+    case 0: BIN_LOOP (av + bv); break;
+    case 1: BIN_LOOP (av - bv); break;
+    case 2: BIN_LOOP (av * bv); break;
+    default: BIN_LOOP (av / bv); break;
+  }
+  for (; i < n; i++) {
+    float x = a[sa ? i : 0], z = b[sb ? i : 0];
+    y[i] = op == 0 ? x + z : op == 1 ? x - z : op == 2 ? x * z : x / z;
+  }
+}
+#undef BIN_LOOP
+
+static void
+ISA (binary_row) (int op, const float *a, int sa, const float *b, int sb,
+    float *y, int64_t n)
+{
+  if (sa && sb)
+    binary_row_impl (op, a, 1, b, 1, y, n);
+  else if (sa)
+    binary_row_impl (op, a, 1, b, 0, y, n);
+  else if (sb)
+    binary_row_impl (op, a, 0, b, 1, y, n);
+  else
+    binary_row_impl (op, a, 0, b, 0, y, n);
+}
+
+static void
+ISA (unary_row) (int op, const float *x, float *y, int64_t n)
+{
+  int64_t i = 0;
+
+  for (; i + VW <= n; i += VW) {
+    vf v = vload (x + i), r;
+    switch (op) {
+      case 0: r = vselect (v > vbcast (0.f), v, vbcast (0.f)); break;
+      case 1: r = -v; break;
+      case 2: r = (vf) ((vi) v & 0x7fffffff); break;
+      default:
+        for (int l = 0; l < VW; l++)
+          r[l] = sqrtf (v[l]);
+        break;
+    }
+    vstore (y + i, r);
+  }
+  for (; i < n; i++) {
+    float v = x[i];
+    y[i] = op == 0 ? (v > 0.f ? v : 0.f) : op == 1 ? -v : op == 2 ? fabsf (v)
+        : sqrtf (v);
+  }
+}
+
+static float
+ISA (row_sum) (const float *x, int64_t n)
+{
+  vf acc[4] = { vbcast (0.f), vbcast (0.f), vbcast (0.f), vbcast (0.f) };
+  int64_t i = 0;
+  float s = 0.f, r[4];
+
+  for (; i + 4 * VW <= n; i += 4 * VW)
+    for (int j = 0; j < 4; j++)
+      acc[j] += vload (x + i + j * VW);
+  for (; i + VW <= n; i += VW)
+    acc[0] += vload (x + i);
+  hsum4 (acc, r);
+  s = (r[0] + r[1]) + (r[2] + r[3]);
+  for (; i < n; i++)
+    s += x[i];
+  return s;
+}
+
+static void
+ISA (add_row) (float *acc, const float *x, int64_t n)
+{
+  int64_t i = 0;
+
+  for (; i + VW <= n; i += VW)
+    vstore (acc + i, vload (acc + i) + vload (x + i));
+  for (; i < n; i++)
+    acc[i] += x[i];
+}
+
+/* ---------------------------------------------------------------- */
 /* Softmax, a part of each row at a time                             */
 
 /* exp (x): x / ln 2 rounded to n (the magic number leaves it in the low
@@ -1294,6 +1396,7 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (per_channel),
   ISA (per_channel_affine), ISA (upsample_add_row),
   ISA (row_max), ISA (exp_sum), ISA (scale),
+  ISA (binary_row), ISA (unary_row), ISA (row_sum), ISA (add_row),
 };
 
 #ifdef CLINFER_CPU_SIMD_DISPATCH

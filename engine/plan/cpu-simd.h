@@ -170,6 +170,18 @@ typedef struct {
   float (*row_max) (const float *x, int64_t n);
   float (*exp_sum) (const float *x, float *y, int64_t n, float m);
   void (*scale) (float *y, int64_t n, float s);
+  /* y[i] = a[i * sa] op b[i * sb] for i < @n (@sa, @sb 0 or 1: a
+   * broadcast scalar or a row); @op 0 +, 1 -, 2 *, 3 /. @y may be @a or
+   * @b. */
+  void (*binary_row) (int op, const float *a, int sa, const float *b, int sb,
+      float *y, int64_t n);
+  /* y = f (x) over @n floats; @op 0 Relu (x > 0 ? x : 0), 1 Neg, 2 Abs,
+   * 3 Sqrt. @y may be @x. */
+  void (*unary_row) (int op, const float *x, float *y, int64_t n);
+  /* The sum of @n floats (in lanes, then across them). */
+  float (*row_sum) (const float *x, int64_t n);
+  /* acc[i] += x[i] for i < @n. */
+  void (*add_row) (float *acc, const float *x, int64_t n);
 } ClinferCpuSimd;
 
 /* The panel rows gemm_rows () should use for @m rows with @simd: from
@@ -180,7 +192,8 @@ int clinfer_cpu_gemm_mr (const ClinferCpuSimd *simd, int m);
 /* The kernels of @isa (the generic table when @isa is not built in). */
 const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);
 
-/* Factories (conv-cpu.c, norm-cpu.c, pool-cpu.c). */
+/* Factories (conv-cpu.c, norm-cpu.c, pool-cpu.c, pad-cpu.c, copy-cpu.c,
+ * eltwise-cpu.c). */
 gboolean clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_layer_norm_factory (const ClinferNode *node,
@@ -191,6 +204,10 @@ gboolean clinfer_cpu_concat_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_slice_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_transpose_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_eltwise_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_max_pool_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 

@@ -49,12 +49,9 @@ pad_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   int64_t b = r ? st->begin[r - 1] : 0;
   int64_t rows = 1;
 
-  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->in_shape)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "node %s: kernel %s got an input of another shape than prepared",
-        clinfer_node_label (node), kernel->name);
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->in_shape, error))
     return FALSE;
-  }
   for (int i = 0; i < r - 1; i++)
     rows *= st->y_shape.dims[i];
 #pragma omp parallel for schedule (static) if (rows * ow > 65536)

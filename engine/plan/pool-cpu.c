@@ -21,12 +21,9 @@ pool_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   float *y = clinfer_tensor_get_data (outputs[0]);
   int64_t in_plane = (int64_t) st->ih * st->iw, out_plane = (int64_t) st->oh * st->ow;
 
-  if (!clinfer_shape_equal (clinfer_tensor_get_shape (inputs[0]), &st->x_shape)) {
-    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
-        "node %s: kernel %s got an input of another shape than prepared",
-        clinfer_node_label (node), kernel->name);
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->x_shape, error))
     return FALSE;
-  }
 #pragma omp parallel for schedule (static) if (st->planes * out_plane > 16384)
   for (int64_t p = 0; p < st->planes; p++)
     st->simd->max_pool_2x2 (x + p * in_plane, st->ih, st->iw, y + p * out_plane,

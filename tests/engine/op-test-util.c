@@ -356,7 +356,9 @@ op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
           clinfer_tensor_get_shape (want)));
   for (int64_t i = 0; i < clinfer_tensor_get_n_elements (want); i++)
     if (clinfer_tensor_get_as_double (got, i)
-        != clinfer_tensor_get_as_double (want, i))
+        != clinfer_tensor_get_as_double (want, i)
+        && !(isnan (clinfer_tensor_get_as_double (got, i))
+            && isnan (clinfer_tensor_get_as_double (want, i))))
       g_error ("%s: element %" G_GINT64_FORMAT ": %g, want %g", what, i,
           clinfer_tensor_get_as_double (got, i),
           clinfer_tensor_get_as_double (want, i));

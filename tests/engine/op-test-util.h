@@ -32,7 +32,8 @@ ClinferNode *op_test_node (ClinferGraph *g, const char *op_type,
     guint n_out);
 /* @g (taken over; one output) compiled for the CPU device without
  * oneDNN, 2 threads, and run on @inputs: its output equals, value for
- * value, that of @ref (taken over; NULL: @g) on the reference evals, and
+ * value (NaN where it has NaN), that of @ref (taken over; NULL: @g) on
+ * the reference evals, and
  * its last step ran on kernel @kernel (the profile's name). */
 void op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
     ClinferTensor *const *inputs, guint n_in, const char *kernel,

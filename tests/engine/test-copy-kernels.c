@@ -1,11 +1,13 @@
-/* clinfer — the CPU device's Concat and Slice kernels (engine/plan/
+/* clinfer — the CPU device's Concat, Slice and Transpose kernels (engine/plan/
  * copy-cpu.c) against the reference evals, value for value, with the
  * kernel the profile names: Concat along the last dim of one-value rows
  * (4- and 8-byte words), along the channels, along the first dim, of
  * 1-byte values in 3-byte rows; Slice with contiguous runs merged over
  * whole trailing dims, steps of 2 and -1, clamped ends, a middle dim,
  * the opset-9 attribute form, and parameters known only at run time (the
- * reference eval then). */
+ * reference eval then); Transpose with rows kept whole and with tiles
+ * (partial ones too), no perm, dims of extent 1, 1- to 8-byte values,
+ * rank 5 and split between the threads. */
 #include "op-test-util.h"
 #include <string.h>
 
@@ -140,6 +142,51 @@ test_slice (gconstpointer data)
       sc->runtime_params ? 2 : 1, sc->kernel, sc->name);
 }
 
+typedef struct {
+  const char *name;
+  ClinferElementType type;
+  int rank;
+  int64_t dims[5];
+  int perm[5];               /* perm[0] < 0: no perm attribute (reversed) */
+  const char *kernel;
+} TransposeCase;
+
+static const TransposeCase transpose_cases[] = {
+  { "nchw-to-nhwc", CLINFER_TYPE_F32, 4, { 2, 3, 5, 7 }, { 0, 2, 3, 1 }, "transpose_tiles" },
+  { "last-two-partial-tiles", CLINFER_TYPE_F32, 3, { 3, 17, 33 }, { 0, 2, 1 }, "transpose_tiles" },
+  { "last-dim-stays", CLINFER_TYPE_F32, 4, { 4, 5, 6, 7 }, { 1, 0, 2, 3 }, "transpose_rows" },
+  { "reversed", CLINFER_TYPE_F32, 3, { 3, 4, 5 }, { -1 }, "transpose_tiles" },
+  { "ones-dropped", CLINFER_TYPE_F32, 4, { 1, 5, 1, 7 }, { 3, 2, 1, 0 }, "transpose_tiles" },
+  { "all-ones", CLINFER_TYPE_F32, 2, { 1, 1 }, { 1, 0 }, "transpose_rows" },
+  { "i64", CLINFER_TYPE_I64, 2, { 6, 10 }, { 1, 0 }, "transpose_tiles" },
+  { "u8-rotate", CLINFER_TYPE_U8, 3, { 3, 40, 50 }, { 2, 0, 1 }, "transpose_tiles" },
+  { "i16-rank5", CLINFER_TYPE_I16, 5, { 2, 3, 4, 5, 6 }, { 4, 1, 0, 3, 2 }, "transpose_tiles" },
+  { "threads", CLINFER_TYPE_F32, 3, { 64, 300, 40 }, { 2, 1, 0 }, "transpose_tiles" },
+  { "threads-rows", CLINFER_TYPE_F32, 4, { 64, 30, 10, 40 }, { 1, 2, 0, 3 }, "transpose_rows" },
+};
+
+static void
+test_transpose (gconstpointer data)
+{
+  const TransposeCase *tc = data;
+  ClinferGraph *g = op_test_graph (13);
+  ClinferShape s = clinfer_shape_make (tc->rank, tc->dims);
+  g_autoptr (ClinferTensor) x = counting (tc->type, tc->rank, tc->dims, 5);
+  ClinferTensor *inputs[1] = { x };
+  ClinferNode *in[1], *n;
+
+  in[0] = clinfer_graph_add_input (g, "x", tc->type, &s);
+  n = op_test_node (g, "Transpose", "", "t", 1, in, 1);
+  if (tc->perm[0] >= 0) {
+    int64_t p[5];
+    for (int i = 0; i < tc->rank; i++)
+      p[i] = tc->perm[i];
+    clinfer_node_set_attr (n, "perm", clinfer_attr_new_ints (p, tc->rank));
+  }
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, 13, inputs, 1, tc->kernel, tc->name);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -153,6 +200,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/cpu/slice/%s",
         slice_cases[i].name);
     g_test_add_data_func (path, &slice_cases[i], test_slice);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (transpose_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/cpu/transpose/%s",
+        transpose_cases[i].name);
+    g_test_add_data_func (path, &transpose_cases[i], test_transpose);
   }
   return g_test_run ();
 }

@@ -1,0 +1,315 @@
+/* clinfer — the CPU device's element-wise kernels on plain layouts of any
+ * rank (f32), for the steps the oneDNN fast path leaves (its eltwise and
+ * binary primitives take 4-D tensors; a transformer's are 3-D):
+ * - Add, Sub, Mul, Div with numpy broadcasting. Adjacent dims that
+ *   broadcast alike merge (y [1, 54, 256] = a [1, 54, 256] - b [1, 54, 1]
+ *   is 54 rows of 256 minus one value each), and each row is one
+ *   binary_row () call of the simd table.
+ * - Relu, Neg, Abs, Sqrt.
+ * - ReduceSum and ReduceMean whose reduced dims are adjacent (after
+ *   dropping dims of extent 1): [outer, reduced, inner] sums rows
+ *   (inner 1) or adds inner-long rows.
+ * Work splits between the threads by rows, or by chunks of a row when
+ * there are few. The reference evals (engine/ops) run everything else. */
+#include "plan/cpu-simd.h"
+#include <omp.h>
+#include <string.h>
+
+/* Steps of at least this many output bytes split between the threads. */
+#define ELT_SPLIT_BYTES (64 * 1024)
+/* The smallest part of a row one thread takes. */
+#define ELT_MIN_CHUNK 1024
+
+typedef enum { ELT_BINARY, ELT_UNARY, ELT_REDUCE } EltKind;
+
+typedef struct {
+  const ClinferCpuSimd *simd;
+  EltKind kind;
+  int op;                    /* binary_row () / unary_row () op */
+  gboolean mean;             /* ELT_REDUCE: ReduceMean */
+  ClinferShape in_shape[2];  /* the inputs as prepared */
+  guint n_in;
+  /* ELT_BINARY: merged dims, innermost last, and each operand's element
+   * stride along them (0 where it broadcasts) */
+  int nd;
+  int64_t dims[CLINFER_MAX_RANK];
+  int64_t sa[CLINFER_MAX_RANK], sb[CLINFER_MAX_RANK];
+  /* ELT_REDUCE: the input as [outer, red, inner] */
+  int64_t outer, red, inner;
+  int64_t n_out;
+} EltState;
+
+static gboolean
+is_f32_static (const ClinferPortDesc *d)
+{
+  return d && d->type == CLINFER_TYPE_F32 && clinfer_shape_is_static (&d->shape);
+}
+
+/* Rows of @row_len split into chunks so that @rows * chunks gives every
+ * thread work: the chunk length. */
+static int64_t
+chunk_len (int64_t rows, int64_t row_len, int nt)
+{
+  int64_t parts;
+
+  if (rows >= nt)
+    return row_len;
+  parts = MIN ((nt + rows - 1) / rows, MAX (1, row_len / ELT_MIN_CHUNK));
+  return (row_len + parts - 1) / parts;
+}
+
+/* ---------------------------------------------------------------- */
+/* Run                                                               */
+
+static void
+run_binary (const EltState *st, const float *a, const float *b, float *y)
+{
+  int64_t n = st->dims[st->nd - 1], rows = st->n_out / MAX (n, 1);
+  int nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
+  int64_t chunk = chunk_len (rows, n, nt), per_row = (n + chunk - 1) / chunk;
+  int ia = st->sa[st->nd - 1] != 0, ib = st->sb[st->nd - 1] != 0;
+
+#pragma omp parallel for schedule (static) if (nt > 1)
+  for (int64_t u = 0; u < rows * per_row; u++) {
+    int64_t row = u / per_row, i0 = u % per_row * chunk, rest = row;
+    int64_t oa = 0, ob = 0;
+
+    /* The operands' offsets of this row, dim by dim from the last outer
+     * one. */
+    for (int k = st->nd - 2; k >= 0; k--) {
+      int64_t idx = rest % st->dims[k];
+      rest /= st->dims[k];
+      oa += idx * st->sa[k];
+      ob += idx * st->sb[k];
+    }
+    st->simd->binary_row (st->op, a + oa + (ia ? i0 : 0), ia,
+        b + ob + (ib ? i0 : 0), ib, y + row * n + i0, MIN (chunk, n - i0));
+  }
+}
+
+static void
+run_unary (const EltState *st, const float *x, float *y)
+{
+  int nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
+  int64_t chunk = chunk_len (1, st->n_out, nt);
+  int64_t parts = (st->n_out + chunk - 1) / chunk;
+
+#pragma omp parallel for schedule (static) if (nt > 1)
+  for (int64_t p = 0; p < parts; p++)
+    st->simd->unary_row (st->op, x + p * chunk, y + p * chunk,
+        MIN (chunk, st->n_out - p * chunk));
+}
+
+static void
+run_reduce (const EltState *st, const float *x, float *y)
+{
+  const ClinferCpuSimd *s = st->simd;
+  int nt = st->n_out * st->red * 4 >= ELT_SPLIT_BYTES
+      ? omp_get_max_threads () : 1;
+  float count = (float) st->red;
+
+  if (st->inner == 1) {
+#pragma omp parallel for schedule (static) if (nt > 1)
+    for (int64_t o = 0; o < st->outer; o++) {
+      float sum = s->row_sum (x + o * st->red, st->red);
+      y[o] = st->mean ? sum / count : sum;
+    }
+    return;
+  }
+  {
+    int64_t chunk = chunk_len (st->outer, st->inner, nt);
+    int64_t per_row = (st->inner + chunk - 1) / chunk;
+
+#pragma omp parallel for schedule (static) if (nt > 1)
+    for (int64_t u = 0; u < st->outer * per_row; u++) {
+      int64_t o = u / per_row, i0 = u % per_row * chunk;
+      int64_t len = MIN (chunk, st->inner - i0);
+      const float *xo = x + o * st->red * st->inner + i0;
+      float *yo = y + o * st->inner + i0;
+
+      memcpy (yo, xo, len * sizeof (float));
+      for (int64_t r = 1; r < st->red; r++)
+        s->add_row (yo, xo + r * st->inner, len);
+      if (st->mean)
+        s->binary_row (3, yo, 1, &count, 0, yo, len);
+    }
+  }
+}
+
+static gboolean
+elt_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const EltState *st = kernel->state;
+  float *y = clinfer_tensor_get_data (outputs[0]);
+
+  for (guint i = 0; i < st->n_in; i++)
+    if (!clinfer_cpu_kernel_check_shape (kernel, node, i ? "input 1" : "input",
+            inputs[i], &st->in_shape[i], error))
+      return FALSE;
+  if (st->n_out == 0)
+    return TRUE;
+  switch (st->kind) {
+    case ELT_BINARY:
+      run_binary (st, clinfer_tensor_get_const_data (inputs[0]),
+          clinfer_tensor_get_const_data (inputs[1]), y);
+      break;
+    case ELT_UNARY:
+      run_unary (st, clinfer_tensor_get_const_data (inputs[0]), y);
+      break;
+    case ELT_REDUCE:
+      run_reduce (st, clinfer_tensor_get_const_data (inputs[0]), y);
+      break;
+  }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
+/* Preparation                                                       */
+
+/* Merges @y's dims into st->dims where operands @a and @b (right-aligned,
+ * each broadcasting to @y) broadcast alike; FALSE when one does not
+ * broadcast to @y. */
+static gboolean
+merge_binary (EltState *st, const ClinferShape *a, const ClinferShape *b,
+    const ClinferShape *y)
+{
+  gboolean fa[CLINFER_MAX_RANK], fb[CLINFER_MAX_RANK];
+  int nd = 0;
+
+  for (int i = 0; i < y->rank; i++) {
+    int ka = i - (y->rank - a->rank), kb = i - (y->rank - b->rank);
+    int64_t ad = ka >= 0 ? a->dims[ka] : 1, bd = kb >= 0 ? b->dims[kb] : 1;
+    int64_t yd = y->dims[i];
+    gboolean ha = ad == yd, hb = bd == yd;
+
+    if ((!ha && ad != 1) || (!hb && bd != 1))
+      return FALSE;
+    if (yd == 1)
+      continue;
+    if (nd > 0 && fa[nd - 1] == ha && fb[nd - 1] == hb) {
+      st->dims[nd - 1] *= yd;
+      continue;
+    }
+    st->dims[nd] = yd;
+    fa[nd] = ha;
+    fb[nd] = hb;
+    nd++;
+  }
+  if (nd == 0) {
+    st->dims[0] = 1;
+    fa[0] = fb[0] = TRUE;
+    nd = 1;
+  }
+  st->nd = nd;
+  for (int64_t k = nd - 1, pa = 1, pb = 1; k >= 0; k--) {
+    st->sa[k] = fa[k] ? pa : 0;
+    st->sb[k] = fb[k] ? pb : 0;
+    pa *= fa[k] ? st->dims[k] : 1;
+    pb *= fb[k] ? st->dims[k] : 1;
+  }
+  return TRUE;
+}
+
+/* [outer, red, inner] of @x with reduced dims @mask, FALSE when the
+ * reduced dims (of extent over 1) are not adjacent. */
+static gboolean
+merge_reduce (EltState *st, const ClinferShape *x, const gboolean *mask)
+{
+  int phase = 0;             /* 0 outer, 1 reduced, 2 inner */
+
+  st->outer = st->red = st->inner = 1;
+  for (int i = 0; i < x->rank; i++) {
+    if (x->dims[i] == 1)
+      continue;
+    if (mask[i]) {
+      if (phase == 2)
+        return FALSE;
+      phase = 1;
+      st->red *= x->dims[i];
+    } else if (phase == 0) {
+      st->outer *= x->dims[i];
+    } else {
+      phase = 2;
+      st->inner *= x->dims[i];
+    }
+  }
+  return TRUE;
+}
+
+static const char *const binary_ops[] = { "Add", "Sub", "Mul", "Div" };
+static const char *const unary_ops[] = { "Relu", "Neg", "Abs", "Sqrt" };
+
+/* The kind and op of @node, FALSE when it has no kernel here. */
+static gboolean
+node_kind (const ClinferNode *node, EltKind *kind, int *op)
+{
+  for (int i = 0; i < (int) G_N_ELEMENTS (binary_ops); i++)
+    if (clinfer_node_is_builtin_op (node, "", binary_ops[i])) {
+      *kind = ELT_BINARY;
+      *op = i;
+      /* Before opset 7: "broadcast" and "axis" say how b aligns. */
+      return node->n_inputs == 2
+          && clinfer_node_get_attr (node, "broadcast") == NULL;
+    }
+  for (int i = 0; i < (int) G_N_ELEMENTS (unary_ops); i++)
+    if (clinfer_node_is_builtin_op (node, "", unary_ops[i])) {
+      *kind = ELT_UNARY;
+      *op = i;
+      return TRUE;
+    }
+  *kind = ELT_REDUCE;
+  *op = clinfer_node_is_builtin_op (node, "", "ReduceMean") ? 1 : 0;
+  return *op == 1 || clinfer_node_is_builtin_op (node, "", "ReduceSum");
+}
+
+gboolean
+clinfer_cpu_eltwise_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  static const char *const kind_names[] = { "binary_rows", "unary_rows",
+    "reduce_rows" };
+  ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
+  const ClinferPortDesc *y = &node->outputs[0];
+  g_autofree EltState *st = g_new0 (EltState, 1);
+  gboolean mask[CLINFER_MAX_RANK];
+
+  if (!node_kind (node, &st->kind, &st->op) || node->n_outputs != 1
+      || !is_f32_static (x) || y->type != CLINFER_TYPE_F32
+      || !clinfer_shape_is_static (&y->shape))
+    return FALSE;
+  st->in_shape[0] = x->shape;
+  st->n_in = 1;
+  st->n_out = clinfer_shape_n_elements (&y->shape);
+  switch (st->kind) {
+    case ELT_BINARY: {
+      ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
+      /* A constant operand is read like an activation. */
+      if (!is_f32_static (b)
+          || !merge_binary (st, &x->shape, &b->shape, &y->shape))
+        return FALSE;
+      st->in_shape[1] = b->shape;
+      st->n_in = 2;
+      break;
+    }
+    case ELT_UNARY:
+      if (!clinfer_shape_equal (&x->shape, &y->shape))
+        return FALSE;
+      break;
+    case ELT_REDUCE:
+      st->mean = st->op == 1;
+      if (!clinfer_reduce_const_mask (node, x->shape.rank, mask)
+          || !merge_reduce (st, &x->shape, mask)
+          || st->outer * st->inner != st->n_out || st->red == 0)
+        return FALSE;
+      break;
+  }
+  st->simd = clinfer_cpu_simd_get (isa);
+  kernel->name = g_strdup_printf ("%s_%s", kind_names[st->kind],
+      st->simd->isa_name);
+  kernel->state = g_steal_pointer (&st);
+  kernel->free_state = g_free;
+  kernel->run = elt_run;
+  return TRUE;
+}

@@ -1,0 +1,187 @@
+/* clinfer — the CPU device's element-wise kernels (engine/plan/
+ * eltwise-cpu.c) against the reference evals, value for value, with the
+ * kernel the profile names (meson runs this on each ISA tier the machine
+ * has): Add/Sub/Mul/Div with every broadcast pattern (same shape, a row,
+ * a column, a scalar, both operands broadcast, a constant first operand,
+ * rank 5, one large enough to split between the threads by rows and one
+ * by chunks of a row); Relu, Neg, Abs, Sqrt over negative, zero, NaN and
+ * infinite values; ReduceSum and ReduceMean over the last, a middle, the
+ * first and all axes, with keepdims 0, axes as an input, dims of extent 1
+ * between the reduced ones, and non-adjacent axes (the reference eval
+ * then). Inputs are small integers, so sums are exact in f32 too. */
+#include "op-test-util.h"
+#include "plan/cpu-simd.h"
+#include <math.h>
+#include <string.h>
+
+static ClinferTensor *
+counting (int rank, const int64_t *dims, int seed)
+{
+  ClinferShape s = clinfer_shape_make (rank, dims);
+  ClinferTensor *t = clinfer_tensor_new (CLINFER_TYPE_F32, &s, NULL);
+
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (t); i++)
+    clinfer_op_store_double (t, i, (double) ((i * 7 + seed * 13) % 101) - 50.0);
+  return t;
+}
+
+/* The kernel name on this run's ISA. */
+static char *
+kernel_name (const char *kind)
+{
+  return g_strdup_printf ("%s_%s", kind,
+      clinfer_cpu_simd_get (clinfer_cpu_isa_detect ())->isa_name);
+}
+
+typedef struct {
+  const char *name, *op;
+  int ra, rb;
+  int64_t a[5], b[5];
+  gboolean a_const;          /* the first operand a constant */
+} BinaryCase;
+
+static const BinaryCase binary_cases[] = {
+  { "same-shape", "Add", 3, 3, { 1, 54, 256 }, { 1, 54, 256 }, FALSE },
+  { "row", "Mul", 3, 1, { 2, 54, 37 }, { 37 }, FALSE },
+  { "column", "Sub", 3, 3, { 1, 54, 256 }, { 1, 54, 1 }, FALSE },
+  { "scalar", "Div", 2, 0, { 9, 13 }, { 0 }, FALSE },
+  { "both-broadcast", "Add", 2, 2, { 54, 1 }, { 1, 256 }, FALSE },
+  { "first-broadcast", "Sub", 1, 3, { 19 }, { 3, 5, 19 }, FALSE },
+  { "const-first", "Div", 1, 2, { 7 }, { 11, 7 }, TRUE },
+  { "rank5-middle", "Mul", 5, 5, { 2, 3, 4, 5, 6 }, { 2, 1, 4, 1, 6 }, FALSE },
+  { "split-rows", "Add", 3, 3, { 4, 300, 64 }, { 4, 300, 1 }, FALSE },
+  { "split-chunks", "Sub", 1, 1, { 70000 }, { 70000 }, FALSE },
+  { "split-chunks-scalar", "Div", 1, 0, { 70000 }, { 0 }, FALSE },
+  { "split-chunks-scalar-first", "Sub", 0, 2, { 0 }, { 1, 70000 }, FALSE },
+};
+
+static void
+test_binary (gconstpointer data)
+{
+  const BinaryCase *c = data;
+  ClinferGraph *g = op_test_graph (13);
+  ClinferShape as = clinfer_shape_make (c->ra, c->a), bs = clinfer_shape_make (c->rb, c->b);
+  g_autoptr (ClinferTensor) a = counting (c->ra, c->a, 1);
+  g_autoptr (ClinferTensor) b = counting (c->rb, c->b, 2);
+  g_autofree char *kernel = kernel_name ("binary_rows");
+  ClinferTensor *inputs[2];
+  ClinferNode *in[2], *n;
+  float *bv = clinfer_tensor_get_data (b);
+
+  /* No zero divisors but one: x / 0 is inf or NaN alike in both. */
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (b); i++)
+    if (bv[i] == 0.f && i > 0)
+      bv[i] = 3.f;
+  if (c->a_const) {
+    in[0] = clinfer_graph_add_constant (g, "a", a);
+    in[1] = clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &bs);
+    inputs[0] = b;
+  } else {
+    in[0] = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
+    in[1] = clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &bs);
+    inputs[0] = a;
+    inputs[1] = b;
+  }
+  n = op_test_node (g, c->op, "", "op", 2, in, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, 13, inputs, c->a_const ? 1 : 2, kernel,
+      c->name);
+}
+
+static void
+test_unary (gconstpointer data)
+{
+  const char *op = data;
+  static const float special[] = { -0.f, 0.f, -1.5f, 2.25f, NAN, -NAN,
+    INFINITY, -INFINITY, 1e-40f, -1e-40f };
+  int64_t d[] = { 3, 1029 };
+  ClinferGraph *g = op_test_graph (13);
+  ClinferShape s = clinfer_shape_make (2, d);
+  g_autoptr (ClinferTensor) x = counting (2, d, 3);
+  g_autofree char *kernel = kernel_name ("unary_rows");
+  ClinferTensor *inputs[1] = { x };
+  ClinferNode *in[1], *n;
+  float *xv = clinfer_tensor_get_data (x);
+
+  /* Special values in the vector body and in the tail. */
+  for (gsize i = 0; i < G_N_ELEMENTS (special); i++) {
+    xv[i * 37] = special[i];
+    xv[3 * 1029 - 1 - i] = special[i];
+  }
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  n = op_test_node (g, op, "", "op", 1, in, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, 13, inputs, 1, kernel, op);
+}
+
+typedef struct {
+  const char *name, *op;
+  int rank;
+  int64_t dims[4];
+  int n_axes;
+  int64_t axes[4];
+  int keepdims;
+  int opset;                 /* 18: axes as an input */
+  gboolean ours;
+} ReduceCase;
+
+static const ReduceCase reduce_cases[] = {
+  { "mean-last", "ReduceMean", 3, { 1, 54, 256 }, 1, { -1 }, 1, 13, TRUE },
+  { "sum-middle", "ReduceSum", 3, { 1, 309, 172 }, 1, { 1 }, 0, 13, TRUE },
+  { "mean-first", "ReduceMean", 2, { 7, 33 }, 1, { 0 }, 1, 13, TRUE },
+  { "sum-all", "ReduceSum", 3, { 3, 4, 5 }, 0, { 0 }, 0, 13, TRUE },
+  { "mean-axes-input", "ReduceMean", 4, { 2, 3, 4, 5 }, 2, { 2, 3 }, 1, 18, TRUE },
+  { "sum-ones-between", "ReduceSum", 4, { 2, 3, 1, 5 }, 2, { 1, 3 }, 1, 13, TRUE },
+  { "mean-split", "ReduceMean", 2, { 4, 70000 }, 1, { 0 }, 1, 13, TRUE },
+  { "sum-apart", "ReduceSum", 3, { 3, 4, 5 }, 2, { 0, 2 }, 1, 13, FALSE },
+};
+
+static void
+test_reduce (gconstpointer data)
+{
+  const ReduceCase *c = data;
+  ClinferGraph *g = op_test_graph (c->opset);
+  ClinferShape s = clinfer_shape_make (c->rank, c->dims);
+  g_autoptr (ClinferTensor) x = counting (c->rank, c->dims, 4);
+  g_autofree char *kernel = c->ours ? kernel_name ("reduce_rows")
+      : g_strdup ("reference");
+  ClinferTensor *inputs[1] = { x };
+  int64_t na[] = { c->n_axes };
+  ClinferNode *in[2], *n;
+  /* ReduceSum takes its axes as an input from opset 13. */
+  gboolean axes_input = c->opset >= 18 || strcmp (c->op, "ReduceSum") == 0;
+
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  in[1] = axes_input && c->n_axes
+      ? op_test_constant (g, "axes", CLINFER_TYPE_I64, 1, na, c->axes) : NULL;
+  n = op_test_node (g, c->op, "", "op", in[1] ? 2 : 1, in, 1);
+  if (!axes_input && c->n_axes)
+    clinfer_node_set_attr (n, "axes", clinfer_attr_new_ints (c->axes, c->n_axes));
+  clinfer_node_set_attr (n, "keepdims", clinfer_attr_new_int (c->keepdims));
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, c->opset, inputs, 1, kernel, c->name);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const char *const unary[] = { "Relu", "Neg", "Abs", "Sqrt" };
+
+  g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (binary_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/eltwise-kernels/binary/%s",
+        binary_cases[i].name);
+    g_test_add_data_func (path, &binary_cases[i], test_binary);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (unary); i++) {
+    g_autofree char *path = g_strdup_printf ("/eltwise-kernels/unary/%s",
+        unary[i]);
+    g_test_add_data_func (path, unary[i], test_unary);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (reduce_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/eltwise-kernels/reduce/%s",
+        reduce_cases[i].name);
+    g_test_add_data_func (path, &reduce_cases[i], test_reduce);
+  }
+  return g_test_run ();
+}
