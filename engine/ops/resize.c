@@ -743,6 +743,28 @@ clinfer_resize_geometry (const ClinferNode *node, ClinferElementType type,
   return TRUE;
 }
 
+gboolean
+clinfer_resize_const_geometry (const ClinferNode *node,
+    ClinferResizeGeometry *g)
+{
+  ClinferValueInfo in[4] = { { 0 } };
+
+  memset (g, 0, sizeof (*g));
+  for (guint i = 0; i < MIN (node->n_inputs, 4); i++) {
+    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+    if (d == NULL)
+      continue;
+    if (i > 0 && d->value == NULL)
+      return FALSE;
+    in[i].present = TRUE;
+    in[i].type = d->type;
+    in[i].shape = d->shape;
+    in[i].value = d->value;
+  }
+  return in[0].present
+      && clinfer_resize_geometry (node, CLINFER_TYPE_F32, in, g, NULL);
+}
+
 void
 clinfer_resize_geometry_clear (ClinferResizeGeometry *g)
 {

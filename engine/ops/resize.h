@@ -41,5 +41,9 @@ gboolean clinfer_resize_geometry (const ClinferNode *node,
     ClinferElementType type, const ClinferValueInfo *in,
     ClinferResizeGeometry *geometry, GError **error);
 void clinfer_resize_geometry_clear (ClinferResizeGeometry *geometry);
+/* The same for resolved @node on f32 from its port descs: FALSE (no
+ * error) when a parameter input is not a constant or the geometry fails. */
+gboolean clinfer_resize_const_geometry (const ClinferNode *node,
+    ClinferResizeGeometry *geometry);
 
 G_END_DECLS

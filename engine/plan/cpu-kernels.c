@@ -15,6 +15,8 @@ static const struct {
   { "", "Concat", clinfer_cpu_concat_factory },
   { "", "Slice", clinfer_cpu_slice_factory },
   { "", "Transpose", clinfer_cpu_transpose_factory },
+  { "", "Resize", clinfer_cpu_resize_factory },
+  { "", "Upsample", clinfer_cpu_resize_factory },
   { "", "LayerNormalization", clinfer_cpu_layer_norm_factory },
   { "", "Add", clinfer_cpu_eltwise_factory },
   { "", "Sub", clinfer_cpu_eltwise_factory },

@@ -193,7 +193,7 @@ int clinfer_cpu_gemm_mr (const ClinferCpuSimd *simd, int m);
 const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);
 
 /* Factories (conv-cpu.c, norm-cpu.c, pool-cpu.c, pad-cpu.c, copy-cpu.c,
- * eltwise-cpu.c). */
+ * eltwise-cpu.c, resize-cpu.c). */
 gboolean clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_layer_norm_factory (const ClinferNode *node,
@@ -204,6 +204,8 @@ gboolean clinfer_cpu_concat_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_slice_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_resize_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_transpose_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_eltwise_factory (const ClinferNode *node,

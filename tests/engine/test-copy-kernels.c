@@ -1,4 +1,4 @@
-/* clinfer — the CPU device's Concat, Slice and Transpose kernels (engine/plan/
+/* clinfer — the CPU device's Concat, Slice, Transpose and Resize kernels (engine/plan/
  * copy-cpu.c) against the reference evals, value for value, with the
  * kernel the profile names: Concat along the last dim of one-value rows
  * (4- and 8-byte words), along the channels, along the first dim, of
@@ -7,7 +7,11 @@
  * the opset-9 attribute form, and parameters known only at run time (the
  * reference eval then); Transpose with rows kept whole and with tiles
  * (partial ones too), no perm, dims of extent 1, 1- to 8-byte values,
- * rank 5 and split between the threads. */
+ * rank 5 and split between the threads; Resize, bit for bit: linear
+ * (align_corners, asymmetric, half_pixel down, one of H and W unchanged,
+ * split by planes and by rows), nearest at scales that are not whole
+ * factors and of rank 3; linear of C too and cubic stay on the reference
+ * eval. */
 #include "op-test-util.h"
 #include <string.h>
 
@@ -187,6 +191,67 @@ test_transpose (gconstpointer data)
   op_test_check_cpu_kernel (g, NULL, 13, inputs, 1, tc->kernel, tc->name);
 }
 
+typedef struct {
+  const char *name, *mode, *coord, *nearest;
+  int rank;
+  int64_t in[4], out[4];     /* out[0] < 0: by scales (@scales) */
+  float scales[4];
+  const char *kernel;
+} ResizeCase;
+
+static const ResizeCase resize_cases[] = {
+  { "linear-align-corners", "linear", "align_corners", NULL, 4,
+    { 1, 3, 7, 9 }, { 1, 3, 13, 20 }, { 0 }, "resize_linear_rows" },
+  { "linear-asymmetric-x2", "linear", "asymmetric", NULL, 4,
+    { 2, 2, 5, 6 }, { -1 }, { 1, 1, 2, 2 }, "resize_linear_rows" },
+  { "linear-half-pixel-down", "linear", "half_pixel", NULL, 4,
+    { 1, 2, 10, 10 }, { -1 }, { 1, 1, 0.6f, 0.7f }, "resize_linear_rows" },
+  { "linear-width-only", "linear", "align_corners", NULL, 4,
+    { 1, 4, 6, 8 }, { 1, 4, 6, 11 }, { 0 }, "resize_linear_rows" },
+  { "linear-height-only", "linear", "asymmetric", NULL, 4,
+    { 1, 4, 6, 8 }, { 1, 4, 9, 8 }, { 0 }, "resize_linear_rows" },
+  { "linear-threads-planes", "linear", "align_corners", NULL, 4,
+    { 1, 8, 64, 64 }, { 1, 8, 100, 100 }, { 0 }, "resize_linear_rows" },
+  { "linear-threads-rows", "linear", "asymmetric", NULL, 4,
+    { 1, 1, 300, 300 }, { 1, 1, 450, 451 }, { 0 }, "resize_linear_rows" },
+  { "nearest-x1.5", "nearest", "asymmetric", "floor", 4,
+    { 1, 3, 8, 8 }, { -1 }, { 1, 1, 1.5f, 1.5f }, "resize_nearest_rows" },
+  { "nearest-rank3", "nearest", "half_pixel", "round_prefer_ceil", 3,
+    { 4, 5, 6 }, { 4, 10, 9 }, { 0 }, "resize_nearest_rows" },
+  { "nearest-threads", "nearest", "asymmetric", "floor", 4,
+    { 1, 16, 40, 40 }, { -1 }, { 1, 1, 1.7f, 2.3f }, "resize_nearest_rows" },
+  { "linear-channels-too", "linear", "asymmetric", NULL, 4,
+    { 1, 2, 4, 4 }, { 1, 3, 4, 4 }, { 0 }, "reference" },
+  { "cubic", "cubic", "half_pixel", NULL, 4,
+    { 1, 2, 6, 6 }, { 1, 2, 9, 9 }, { 0 }, "reference" },
+};
+
+static void
+test_resize (gconstpointer data)
+{
+  const ResizeCase *rc = data;
+  ClinferGraph *g = op_test_graph (13);
+  ClinferShape s = clinfer_shape_make (rc->rank, rc->in);
+  g_autoptr (ClinferTensor) x = counting (CLINFER_TYPE_F32, rc->rank, rc->in, 6);
+  ClinferTensor *inputs[1] = { x };
+  int64_t nd[] = { rc->rank };
+  ClinferNode *in[4] = { NULL }, *n;
+
+  in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
+  if (rc->out[0] < 0)
+    in[2] = op_test_constant (g, "scales", CLINFER_TYPE_F32, 1, nd, rc->scales);
+  else
+    in[3] = op_test_constant (g, "sizes", CLINFER_TYPE_I64, 1, nd, rc->out);
+  n = op_test_node (g, "Resize", "", "resize", 4, in, 1);
+  clinfer_node_set_attr (n, "mode", clinfer_attr_new_string (rc->mode));
+  clinfer_node_set_attr (n, "coordinate_transformation_mode",
+      clinfer_attr_new_string (rc->coord));
+  if (rc->nearest)
+    clinfer_node_set_attr (n, "nearest_mode", clinfer_attr_new_string (rc->nearest));
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, 13, inputs, 1, rc->kernel, rc->name);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -205,6 +270,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/cpu/transpose/%s",
         transpose_cases[i].name);
     g_test_add_data_func (path, &transpose_cases[i], test_transpose);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (resize_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/cpu/resize/%s",
+        resize_cases[i].name);
+    g_test_add_data_func (path, &resize_cases[i], test_resize);
   }
   return g_test_run ();
 }

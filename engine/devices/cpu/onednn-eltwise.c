@@ -669,22 +669,10 @@ static gboolean
 resize_matches (const ClinferNode *node, const ClinferShape *xs,
     const ClinferShape *ys, gboolean *linear)
 {
-  ClinferValueInfo in[4] = { { 0 } };
   ClinferResizeGeometry g;
   gboolean ok;
 
-  for (guint i = 0; i < MIN (node->n_inputs, 4); i++) {
-    ClinferPortDesc *d = clinfer_node_input_desc (node, i);
-    if (d == NULL)
-      continue;
-    if (i > 0 && d->value == NULL)
-      return FALSE;
-    in[i].present = TRUE;
-    in[i].type = d->type;
-    in[i].shape = d->shape;
-    in[i].value = d->value;
-  }
-  if (!clinfer_resize_geometry (node, CLINFER_TYPE_F32, in, &g, NULL))
+  if (!clinfer_resize_const_geometry (node, &g))
     return FALSE;
   *linear = g.mode == CLINFER_RESIZE_LINEAR;
   if (*linear) {
