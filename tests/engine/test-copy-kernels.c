@@ -252,6 +252,86 @@ test_resize (gconstpointer data)
   op_test_check_cpu_kernel (g, NULL, 13, inputs, 1, rc->kernel, rc->name);
 }
 
+/* View steps (Reshape, Unsqueeze) on the CPU device alias their input's
+ * bytes: x -> Abs -> Reshape -> Unsqueeze -> Neg -> y runs both views as
+ * "alias" (no copy), with shared, unshared and both arena layouts; a
+ * Reshape whose input is also a graph output, or whose output is one,
+ * copies (the caller's tensor may stand in for that output). Outputs equal
+ * the reference evals'. */
+static void
+test_view_alias (void)
+{
+  static const char *const layouts[] = { "1", "0", "both" };
+  int64_t xd[] = { 2, 3, 4 }, rd[] = { 6, 4 }, n2[] = { 2 }, ud[] = { 0 };
+
+  for (gsize l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (int variant = 0; variant < 3; variant++) {
+      ClinferGraph *g = op_test_graph (13);
+      ClinferShape xs = clinfer_shape_make (3, xd);
+      g_autoptr (ClinferTensor) x = counting (CLINFER_TYPE_F32, 3, xd, 7);
+      g_autoptr (ClinferTensor) want = NULL;
+      g_autoptr (ClinferModel) m = NULL;
+      g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+      g_autoptr (ClinferCompiled) c = NULL;
+      g_autoptr (ClinferRequest) r = NULL;
+      ClinferTensor *inputs[1] = { x };
+      ClinferNode *in[2], *a, *v;
+      const ClinferProfileEntry *e;
+      guint n = 0, n_alias = 0;
+      GError *err = NULL;
+
+      in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+      a = op_test_node (g, "Abs", "", "abs", 1, in, 1);
+      in[0] = a;
+      in[1] = op_test_constant (g, "shape", CLINFER_TYPE_I64, 1, n2, rd);
+      v = op_test_node (g, "Reshape", "", "reshape", 2, in, 1);
+      in[0] = v;
+      in[1] = op_test_constant (g, "axes", CLINFER_TYPE_I64, 1, (int64_t[]) { 1 }, ud);
+      v = op_test_node (g, "Unsqueeze", "", "unsqueeze", 2, in, 1);
+      if (variant == 2) {
+        clinfer_graph_add_output (g, (ClinferPortRef) { v, 0 }, "y");
+      } else {
+        in[0] = v;
+        v = op_test_node (g, "Neg", "", "neg", 1, in, 1);
+        clinfer_graph_add_output (g, (ClinferPortRef) { v, 0 }, "y");
+      }
+      if (variant == 1)
+        clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "abs");
+      g_assert_true (op_test_prepare (g, &err));
+      g_assert_no_error (err);
+      want = op_test_run_graph (g, inputs, &err);
+      g_assert_no_error (err);
+      m = op_test_model (g, 13, &err);
+      g_assert_no_error (err);
+      clinfer_compile_config_set_profiling (cfg, TRUE);
+      clinfer_compile_config_set_threads (cfg, 2);
+      g_setenv ("CLINFER_CPU_ARENA_SHARED", layouts[l], TRUE);
+      c = clinfer_compile (m, cfg, &err);
+      g_unsetenv ("CLINFER_CPU_ARENA_SHARED");
+      g_assert_no_error (err);
+      r = clinfer_compiled_create_request (c, &err);
+      g_assert_no_error (err);
+      g_assert_true (clinfer_request_set_input_by_index (r, 0, x, &err));
+      /* Several runs: with two layouts the chooser tries both. */
+      for (int k = 0; k < 12; k++) {
+        ClinferTensor *got;
+        g_assert_true (clinfer_request_infer (r, &err));
+        g_assert_no_error (err);
+        got = clinfer_request_get_output (r, 0);
+        for (int64_t i = 0; i < clinfer_tensor_get_n_elements (want); i++)
+          g_assert_cmpfloat (((const float *) clinfer_tensor_get_const_data (got))[i], ==,
+              ((const float *) clinfer_tensor_get_const_data (want))[i]);
+      }
+      e = clinfer_request_get_profile (r, &n);
+      for (guint i = 0; i < n; i++)
+        if (g_strcmp0 (e[i].kernel, "alias") == 0)
+          n_alias++;
+      /* Variant 1: the Reshape reads a graph output; variant 2: the
+       * Unsqueeze writes one. The other view aliases in both. */
+      g_assert_cmpuint (n_alias, ==, variant == 0 ? 2 : 1);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -276,5 +356,6 @@ main (int argc, char **argv)
         resize_cases[i].name);
     g_test_add_data_func (path, &resize_cases[i], test_resize);
   }
+  g_test_add_func ("/cpu/view-alias", test_view_alias);
   return g_test_run ();
 }

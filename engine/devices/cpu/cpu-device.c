@@ -196,6 +196,72 @@ unshare_largest (ClinferPlan *plan, gsize budget)
   }
 }
 
+/* A view step leaves its input's bytes as they are: the output aliases
+ * them (no copy) when both live in the arena and neither is a graph
+ * output (an output may be the caller's own tensor at run time). */
+static gboolean
+view_alias_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const void *x = clinfer_tensor_get_const_data (inputs[0]);
+  void *y = clinfer_tensor_get_data (outputs[0]);
+
+  /* Always the same bytes in the arena; a copy is left for safety. */
+  if (x != y)
+    memcpy (y, x, clinfer_tensor_get_byte_size (outputs[0]));
+  return TRUE;
+}
+
+static gboolean
+is_view_op (const ClinferNode *node)
+{
+  static const char *const views[] = { "Reshape", "Squeeze", "Unsqueeze",
+    "Flatten", "Identity" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (views); i++)
+    if (clinfer_node_is_builtin_op (node, "", views[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Aliases the outputs of the C kernels' view steps (Reshape, Squeeze,
+ * Unsqueeze, Flatten, Identity) into their inputs; TRUE when any. */
+static gboolean
+alias_views (ClinferPlan *plan)
+{
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < plan->steps->len; i++) {
+    ClinferStep *st = &g_array_index (plan->steps, ClinferStep, i);
+    ClinferSlot *x, *y;
+#ifdef CLINFER_HAVE_ONEDNN
+    if (clinfer_onednn_plan_owns_step (plan->device_data, i))
+      continue;
+#endif
+    if (st->dynamic || !is_view_op (st->node) || st->node->n_outputs != 1
+        || st->in_slots[0] == G_MAXUINT || st->in_slots[0] == st->out_slots[0])
+      continue;
+    x = &g_array_index (plan->slots, ClinferSlot, st->in_slots[0]);
+    y = &g_array_index (plan->slots, ClinferSlot, st->out_slots[0]);
+    if (x->kind != CLINFER_SLOT_ARENA || y->kind != CLINFER_SLOT_ARENA
+        || x->is_output || y->is_output || y->aliased || x->type != y->type
+        || y->bytes > x->bytes)
+      continue;
+    y->aliased = TRUE;
+    y->alias_of = st->in_slots[0];
+    y->alias_offset = 0;
+    g_free (st->kernel.name);
+    if (st->kernel.free_state)
+      st->kernel.free_state (st->kernel.state);
+    memset (&st->kernel, 0, sizeof (st->kernel));
+    st->kernel.name = g_strdup ("alias");
+    st->kernel.run = view_alias_run;
+    any = TRUE;
+  }
+  return any;
+}
+
 /* oneDNN claims the steps it runs first (and lays out their slots); the
  * C kernels take the rest. */
 static gboolean
@@ -228,6 +294,8 @@ cpu_prepare_plan (ClinferDevice *device, ClinferPlan *plan, const char *origin,
             error))
       return FALSE;
   }
+  if (alias_views (plan))
+    clinfer_plan_assign_memory (plan);
   switch (arena_policy (device, plan, &alt_unshared)) {
     case ARENA_UNSHARED:
       plan->arena_unshared = TRUE;
