@@ -8,8 +8,9 @@
  *           dims taken whole with step 1 merge into one run, copied with
  *           memcpy, or gathered value by value with a step;
  *   Transpose  rows of the input's last dim copied whole when it stays
- *           last, else tiled 2-D transposes (dims of extent 1 dropped,
- *           dims that stay adjacent merged).
+ *           last (rows of up to 8 bytes: as one value each), else tiled
+ *           2-D transposes (dims of extent 1 dropped, dims that stay
+ *           adjacent merged).
  * The outer rows are split between the threads when there are enough
  * bytes. The reference evals (engine/ops/shape-ops.c) do the same
  * element or row copies one call at a time (Transpose value by value). */
@@ -379,6 +380,21 @@ clinfer_cpu_transpose_factory (const ClinferNode *node, ClinferCpuIsa isa,
     for (int k = 0; k < m; k++)
       if (rank_of[k] + count[k] == n)
         last_at = k;
+  }
+  /* Rows of up to 8 bytes that stay last (1x172x309x2 -> 1x309x172x2):
+   * each row is one value of a wider type, and the dims before it are
+   * transposed in tiles. */
+  if (last_at == m - 1 && m > 1 && mdims[m - 1] * (int64_t) es <= 8
+      && ((mdims[m - 1] * es) & (mdims[m - 1] * es - 1)) == 0) {
+    int64_t row = mdims[m - 1];
+    es *= row;
+    m--;
+    for (int k = 0; k < m; k++) {
+      mstr[k] /= row;
+      ystr[k] /= row;
+      if (mstr[k] == 1)
+        last_at = k;
+    }
   }
   st = g_new0 (TransposeState, 1);
   st->x_shape = xd->shape;

@@ -6,8 +6,8 @@
  * whole trailing dims, steps of 2 and -1, clamped ends, a middle dim,
  * the opset-9 attribute form, and parameters known only at run time (the
  * reference eval then); Transpose with rows kept whole and with tiles
- * (partial ones too), no perm, dims of extent 1, 1- to 8-byte values,
- * rank 5 and split between the threads; Resize, bit for bit: linear
+ * (partial ones too), rows of 2 to 8 bytes as one value, no perm, dims of
+ * extent 1, 1- to 8-byte values, rank 5 and split between the threads; Resize, bit for bit: linear
  * (align_corners, asymmetric, half_pixel down, one of H and W unchanged,
  * split by planes and by rows), nearest at scales that are not whole
  * factors and of rank 3; linear of C too and cubic stay on the reference
@@ -167,6 +167,9 @@ static const TransposeCase transpose_cases[] = {
   { "i16-rank5", CLINFER_TYPE_I16, 5, { 2, 3, 4, 5, 6 }, { 4, 1, 0, 3, 2 }, "transpose_tiles" },
   { "threads", CLINFER_TYPE_F32, 3, { 64, 300, 40 }, { 2, 1, 0 }, "transpose_tiles" },
   { "threads-rows", CLINFER_TYPE_F32, 4, { 64, 30, 10, 40 }, { 1, 2, 0, 3 }, "transpose_rows" },
+  { "short-rows-as-values", CLINFER_TYPE_F32, 4, { 1, 172, 309, 2 }, { 0, 2, 1, 3 }, "transpose_tiles" },
+  { "short-rows-u8", CLINFER_TYPE_U8, 3, { 5, 7, 4 }, { 1, 0, 2 }, "transpose_tiles" },
+  { "three-byte-rows", CLINFER_TYPE_U8, 3, { 5, 7, 3 }, { 1, 0, 2 }, "transpose_rows" },
 };
 
 static void

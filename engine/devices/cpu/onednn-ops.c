@@ -693,7 +693,8 @@ clinfer_onednn_conv_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   ConvDescs d = { 0 };
   GError *local = NULL;
 
-  /* Fails without an error before it allocates anything. */
+  /* conv_to_one_build () declines (FALSE, no error) only before it
+   * allocates anything, so @s is still clean for oneDNN's conv. */
   if (clinfer_onednn_conv_to_one_candidate (st)) {
     if (conv_to_one_build (oplan, s, st, &local))
       return TRUE;
