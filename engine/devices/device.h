@@ -129,6 +129,9 @@ struct _ClinferDeviceClass {
    * com.clinfer EltwiseChain in one kernel (cheaper than a launch per
    * node). */
   gboolean fuses_eltwise_chains;
+  /* The device runs com.clinfer LayerNormStd in a kernel of its own (not
+   * as a host fallback step): the fuse-layernorm pass makes them. */
+  gboolean runs_layer_norm_std;
   /* Streams of the throughput hint: 0 for a device whose kernels run on
    * the host cores (they are split into streams, threads per stream);
    * N > 0 for a device with its own processors (N requests in flight). */

@@ -1,5 +1,6 @@
 /* clinfer — normalisations: BatchNormalization, InstanceNormalization,
- * LayerNormalization, LRN, LpNormalization, MeanVarianceNormalization. */
+ * LayerNormalization, LRN, LpNormalization, MeanVarianceNormalization, and
+ * com.clinfer LayerNormStd. */
 #include "ops/op.h"
 #include <math.h>
 #include <string.h>
@@ -573,6 +574,99 @@ eval_ln (const ClinferNode *node, ClinferTensor *const *in,
 }
 
 /* ---------------------------------------------------------------- */
+/* com.clinfer LayerNormStd                                          */
+
+/* Layer normalisation over the last axis in the form PyTorch-style
+ * exporters write out with the standard deviation, which
+ * LayerNormalization cannot express:
+ *   y = Scale * (x - mean) / (sqrt (var_scale * var) + epsilon) + B,
+ * var the mean of (x - mean)^2 (var_scale n / (n - 1): the unbiased
+ * standard deviation). Made by the fuse-layernorm pass; Scale and B are
+ * [n] (B optional). */
+typedef struct {
+  float epsilon, var_scale;
+} LnStdData;
+
+static gboolean
+prepare_ln_std (ClinferNode *node, GError **error)
+{
+  g_autofree LnStdData *d = g_new0 (LnStdData, 1);
+
+  if (!clinfer_node_attr_float (node, "epsilon", 0.f, &d->epsilon, error)
+      || !clinfer_node_attr_float (node, "var_scale", 1.f, &d->var_scale,
+          error))
+    return FALSE;
+  node->op_data = g_steal_pointer (&d);
+  return TRUE;
+}
+
+static gboolean
+infer_ln_std (const ClinferNode *node, const ClinferValueInfo *in,
+    ClinferValueInfo *out, GError **error)
+{
+  const ClinferShape *x = &in[0].shape;
+
+  if (!clinfer_op_require_input (node, in, 0, error)
+      || !clinfer_op_require_input (node, in, 1, error))
+    return FALSE;
+  for (guint i = 0; i < node->n_inputs; i++)
+    if (in[i].present && in[i].type != CLINFER_TYPE_F32) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_TYPE_MISMATCH,
+          "%s: input %u is %s, expected f32", clinfer_node_label (node), i,
+          clinfer_element_type_name (in[i].type));
+      return FALSE;
+    }
+  out[0].type = CLINFER_TYPE_F32;
+  out[0].shape = *x;
+  if (x->rank == 0) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_SHAPE_MISMATCH,
+        "%s: X is a scalar, expected at least one dim",
+        clinfer_node_label (node));
+    return FALSE;
+  }
+  for (guint i = 1; x->rank > 0 && i < node->n_inputs; i++)
+    if (in[i].present && in[i].shape.rank >= 0
+        && !check_ln_param (node, x, x->rank - 1, &in[i].shape,
+            i == 1 ? "Scale" : "B", error))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+eval_ln_std (const ClinferNode *node, ClinferTensor *const *in,
+    ClinferTensor *const *out, GError **error)
+{
+  const LnStdData *d = node->op_data;
+  const ClinferShape *xs = clinfer_tensor_get_shape (in[0]);
+  int64_t cols = xs->dims[xs->rank - 1];
+  int64_t rows = cols ? clinfer_tensor_get_n_elements (in[0]) / cols : 0;
+  const float *x = clinfer_tensor_get_const_data (in[0]);
+  float *y = clinfer_tensor_get_data (out[0]);
+  g_autofree double *cs = NULL, *cb = NULL;
+
+  if ((cs = ln_columns (node, in[1], xs->dims + xs->rank - 1, 1, cols,
+              error)) == NULL
+      || (node->n_inputs > 2 && in[2] && (cb = ln_columns (node, in[2],
+                  xs->dims + xs->rank - 1, 1, cols, error)) == NULL))
+    return FALSE;
+  for (int64_t r = 0; r < rows; r++) {
+    const float *xr = x + r * cols;
+    double mean = 0, var = 0, den;
+    for (int64_t i = 0; i < cols; i++)
+      mean += xr[i];
+    mean /= (double) cols;
+    for (int64_t i = 0; i < cols; i++)
+      var += (xr[i] - mean) * (xr[i] - mean);
+    var /= (double) cols;
+    den = sqrt (var * d->var_scale) + d->epsilon;
+    for (int64_t i = 0; i < cols; i++)
+      y[r * cols + i] = (float) (cs[i] * (xr[i] - mean) / den
+          + (cb ? cb[i] : 0.));
+  }
+  return TRUE;
+}
+
+/* ---------------------------------------------------------------- */
 /* LRN                                                               */
 
 typedef struct {
@@ -879,6 +973,8 @@ const ClinferOpDef clinfer_ops_norm[] = {
     infer_instnorm, eval_instnorm },
   { "LayerNormalization", "", 17, 0, 2, 3, 1, 3, 0, prepare_ln, g_free,
     infer_ln, eval_ln },
+  { "LayerNormStd", "com.clinfer", 1, 0, 2, 3, 1, 1, 0, prepare_ln_std, g_free,
+    infer_ln_std, eval_ln_std },
   { "LRN", "", 1, 0, 1, 1, 1, 1, 0, prepare_lrn, g_free, infer_lrn, eval_lrn },
   { "LpNormalization", "", 1, 0, 1, 1, 1, 1, 0, prepare_lp, g_free, infer_lp,
     eval_lp },

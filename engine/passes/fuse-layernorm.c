@@ -9,7 +9,13 @@
  *   [y = Mul (y, scale)] [y = Add (y, bias)]
  * (Pow (d, 2) also as Mul (d, d); Add, Mul in either operand order);
  * scale and bias constants of one value per column of the last axis. A
- * missing scale becomes ones. Compile only. */
+ * missing scale becomes ones. The form with the standard deviation (eps
+ * added to it, the variance optionally scaled by constants: PyTorch
+ * exports of an unbiased std, e.g. LORE's encoder)
+ *   y = [Add (] Div ([Mul (scale,] d [)], Add (Sqrt (V), eps)) [, bias)]
+ *   V = ReduceMean (Pow (d', 2)) [* k] [/ k'], d' = d or Sub (x, ReduceMean (x))
+ * becomes one com.clinfer LayerNormStd node, for devices that run it
+ * (ClinferPassContext.layer_norm_std: the CPU device). Compile only. */
 #include "passes/passes.h"
 #include "ops/op.h"
 #include <string.h>
@@ -98,6 +104,8 @@ typedef struct {
   ClinferPortRef x;
   float eps;
   ClinferTensor *scale, *bias;   /* borrowed; NULL when absent */
+  gboolean std_form;         /* LayerNormStd: eps added to the std */
+  float var_scale;           /* its factor on the variance */
 } LnMatch;
 
 /* The Div ... chain at @div: x and eps, the inner nodes into @nodes. */
@@ -161,11 +169,124 @@ match_core (const ClinferGraph *graph, ClinferNode *div, LnMatch *m,
   return TRUE;
 }
 
+/* Sub (x, ReduceMean (x)) over the last axis, used @n_uses times; sets
+ * *x (or checks it when already set). */
+static gboolean
+centred (const ClinferGraph *graph, ClinferNode *sub, guint n_uses,
+    ClinferPortRef *x, GPtrArray *nodes)
+{
+  ClinferNode *mean;
+
+  if (!is_op (sub, "Sub") || sub->n_inputs != 2 || uses (graph, sub) != n_uses)
+    return FALSE;
+  mean = sub->inputs[1].node;
+  if (!mean_of_last_axis (mean) || uses (graph, mean) != 1
+      || !same_port (mean->inputs[0], sub->inputs[0]))
+    return FALSE;
+  if (x->node && !same_port (*x, sub->inputs[0]))
+    return FALSE;
+  *x = sub->inputs[0];
+  g_ptr_array_add (nodes, sub);
+  g_ptr_array_add (nodes, mean);
+  return TRUE;
+}
+
+/* The standard-deviation form at Div @div:
+ *   Div ([Mul (scale,] d1 [)], Add (Sqrt (V), eps))
+ *   V = ReduceMean (Mul (d2, d2) or Pow (d2, 2)) [* k] [/ k'] (scalar
+ *   constants k, k': the unbiased variance's n / (n - 1))
+ * d1, d2 = Sub (x, ReduceMean (x)), the same node or two alike (PyTorch
+ * exports compute the mean twice). */
+static gboolean
+match_std (const ClinferGraph *graph, ClinferNode *div, LnMatch *m,
+    GPtrArray *nodes)
+{
+  const ClinferShape *y = &div->outputs[0].shape;
+  ClinferNode *num, *d1, *add, *sqrt_, *v, *var, *sq, *d2;
+  ClinferPortRef in, xref = { NULL, 0 };
+  ClinferTensor *c;
+  float k = 1.f, two;
+  guint sq_uses;
+
+  if (!is_op (div, "Div") || div->n_inputs != 2 || div->inputs[0].port != 0)
+    return FALSE;
+  num = div->inputs[0].node;
+  add = div->inputs[1].node;
+  if (num == NULL || !is_op (add, "Add") || add->n_inputs != 2
+      || uses (graph, add) != 1)
+    return FALSE;
+  d1 = num;
+  if (with_columns (num, "Mul", TRUE, y, &in, &c)) {
+    if (in.port != 0 || uses (graph, num) != 1)
+      return FALSE;
+    m->scale = c;
+    g_ptr_array_add (nodes, num);
+    d1 = in.node;
+  }
+  if (clinfer_op_scalar_f32_input (add, 1, &m->eps))
+    sqrt_ = add->inputs[0].node;
+  else if (clinfer_op_scalar_f32_input (add, 0, &m->eps))
+    sqrt_ = add->inputs[1].node;
+  else
+    return FALSE;
+  if (!is_op (sqrt_, "Sqrt") || uses (graph, sqrt_) != 1 || m->eps < 0.f)
+    return FALSE;
+  g_ptr_array_add (nodes, div);
+  g_ptr_array_add (nodes, add);
+  g_ptr_array_add (nodes, sqrt_);
+  /* V: the variance times and divided by scalar constants. */
+  v = sqrt_->inputs[0].node;
+  while (v && (is_op (v, "Mul") || is_op (v, "Div")) && v->n_inputs == 2
+      && uses (graph, v) == 1) {
+    float f;
+    gboolean right = clinfer_op_scalar_f32_input (v, 1, &f);
+    if (!right && !(is_op (v, "Mul") && clinfer_op_scalar_f32_input (v, 0, &f)))
+      break;
+    if (is_op (v, "Div") && f == 0.f)
+      return FALSE;
+    k = is_op (v, "Div") ? k / f : k * f;
+    g_ptr_array_add (nodes, v);
+    v = v->inputs[right ? 0 : 1].node;
+  }
+  var = v;
+  if (!mean_of_last_axis (var) || uses (graph, var) != 1 || !(k > 0.f))
+    return FALSE;
+  g_ptr_array_add (nodes, var);
+  sq = var->inputs[0].node;
+  if (sq == NULL || uses (graph, sq) != 1)
+    return FALSE;
+  if (is_op (sq, "Pow") && sq->n_inputs == 2
+      && clinfer_op_scalar_f32_input (sq, 1, &two) && two == 2.f) {
+    sq_uses = 1;
+  } else if (is_op (sq, "Mul") && sq->n_inputs == 2
+      && sq->inputs[0].node == sq->inputs[1].node
+      && sq->inputs[0].port == 0 && sq->inputs[1].port == 0) {
+    sq_uses = 2;
+  } else {
+    return FALSE;
+  }
+  if (sq->inputs[0].port != 0)
+    return FALSE;
+  g_ptr_array_add (nodes, sq);
+  d2 = sq->inputs[0].node;
+  if (d2 == d1) {
+    if (!centred (graph, d1, sq_uses + 1, &xref, nodes))
+      return FALSE;
+  } else if (!centred (graph, d1, 1, &xref, nodes)
+      || !centred (graph, d2, sq_uses, &xref, nodes)) {
+    return FALSE;
+  }
+  m->x = xref;
+  m->std_form = TRUE;
+  m->var_scale = k;
+  return TRUE;
+}
+
 /* The whole pattern ending at @tail: [Add bias (] [Mul scale (] Div
  * [)] [)]. */
 static gboolean
-match (const ClinferGraph *graph, ClinferNode *tail, LnMatch *m,
-    GPtrArray *nodes)
+match (const ClinferGraph *graph, ClinferNode *tail, gboolean std_form,
+    LnMatch *m, GPtrArray *nodes)
 {
   const ClinferShape *y = &tail->outputs[0].shape;
   ClinferNode *n = tail;
@@ -183,6 +304,14 @@ match (const ClinferGraph *graph, ClinferNode *tail, LnMatch *m,
     n = in.node;
     if (n == NULL || in.port != 0 || uses (graph, n) != 1)
       return FALSE;
+  }
+  {
+    guint mark = nodes->len;
+    LnMatch before = *m;
+    if (std_form && match_std (graph, n, m, nodes))
+      return TRUE;
+    g_ptr_array_set_size (nodes, mark);
+    *m = before;
   }
   if (with_columns (n, "Mul", TRUE, y, &in, &c)) {
     m->scale = c;
@@ -230,14 +359,21 @@ replace (ClinferGraph *graph, ClinferNode *tail, const LnMatch *m,
       || (m->bias && !(bias = column_constant (graph, bname, m->bias, cols,
               error))))
     return FALSE;
-  ln = clinfer_graph_add_node (graph, "LayerNormalization", "", tail->name,
-      bias ? 3 : 2, 1);
-  ln->opset = MAX (tail->opset, 17);
+  if (m->std_form) {
+    ln = clinfer_graph_add_node (graph, "LayerNormStd", "com.clinfer",
+        tail->name, bias ? 3 : 2, 1);
+    ln->opset = 1;
+    clinfer_node_set_attr (ln, "var_scale", clinfer_attr_new_float (m->var_scale));
+  } else {
+    ln = clinfer_graph_add_node (graph, "LayerNormalization", "", tail->name,
+        bias ? 3 : 2, 1);
+    ln->opset = MAX (tail->opset, 17);
+    clinfer_node_set_attr (ln, "axis", clinfer_attr_new_int (-1));
+  }
   ln->inputs[0] = m->x;
   ln->inputs[1] = (ClinferPortRef) { scale, 0 };
   if (bias)
     ln->inputs[2] = (ClinferPortRef) { bias, 0 };
-  clinfer_node_set_attr (ln, "axis", clinfer_attr_new_int (-1));
   clinfer_node_set_attr (ln, "epsilon", clinfer_attr_new_float (m->eps));
   return clinfer_pass_replace_pattern (graph, tail, ln, nodes, removed, error);
 }
@@ -261,7 +397,7 @@ clinfer_pass_fuse_layernorm (ClinferGraph *graph,
     /* @removed holds freed nodes: test membership before touching one. */
     if (g_hash_table_contains (removed, node)
         || !(is_op (node, "Add") || is_op (node, "Mul") || is_op (node, "Div"))
-        || !match (graph, node, &m, nodes))
+        || !match (graph, node, ctx->layer_norm_std, &m, nodes))
       continue;
     if (!replace (graph, node, &m, nodes, removed, error))
       return FALSE;

@@ -33,7 +33,8 @@ static const ClinferPass passes[] = {
     "only)", FALSE, clinfer_pass_fuse_residual_gate, TRUE },
   { "fuse-layernorm", "replace layer normalisation written out as "
     "ReduceMean, Sub, Pow, Add, Sqrt, Div [, Mul, Add] over the last axis by "
-    "one LayerNormalization node (compile only)", FALSE,
+    "one LayerNormalization node (com.clinfer LayerNormStd where eps is "
+    "added to the standard deviation; compile only)", FALSE,
     clinfer_pass_fuse_layernorm, TRUE },
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
     "LeakyRelu] chains into one FusedConv node (compile only, not run by "

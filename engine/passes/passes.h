@@ -18,6 +18,9 @@ typedef struct {
   /* The device runs com.clinfer EltwiseChain nodes well: the
    * fuse-eltwise-chain pass makes them (ClinferDeviceClass). */
   gboolean fuse_eltwise_chains;
+  /* The device has a kernel for com.clinfer LayerNormStd: fuse-layernorm
+   * makes them (elsewhere that form stays written out). */
+  gboolean layer_norm_std;
 } ClinferPassContext;
 
 typedef struct {

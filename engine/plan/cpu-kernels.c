@@ -18,6 +18,7 @@ static const struct {
   { "", "Resize", clinfer_cpu_resize_factory },
   { "", "Upsample", clinfer_cpu_resize_factory },
   { "", "LayerNormalization", clinfer_cpu_layer_norm_factory },
+  { "com.clinfer", "LayerNormStd", clinfer_cpu_layer_norm_factory },
   { "", "Add", clinfer_cpu_eltwise_factory },
   { "", "Sub", clinfer_cpu_eltwise_factory },
   { "", "Mul", clinfer_cpu_eltwise_factory },

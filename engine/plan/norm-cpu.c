@@ -1,6 +1,6 @@
-/* clinfer — the CPU device's LayerNormalization over the last axis, f32,
- * with constant scale and bias (what fuse-layernorm makes of a written-
- * out layer norm): one pass for the mean, one for the variance, one to
+/* clinfer — the CPU device's LayerNormalization (and com.clinfer
+ * LayerNormStd) over the last axis, f32, with constant scale and bias
+ * (what fuse-layernorm makes of a written-out layer norm): one pass for the mean, one for the variance, one to
  * write, in float with eight partial sums, instead of the reference
  * eval's double columns. */
 #include "plan/cpu-simd.h"
@@ -11,6 +11,8 @@
 typedef struct {
   int64_t rows, n;
   float eps;
+  gboolean std_form;         /* LayerNormStd: 1 / (sqrt (k var) + eps) */
+  float var_scale;           /* its k */
   float *scale, *bias;       /* n each, bias zeros when absent */
 } LnState;
 
@@ -60,7 +62,9 @@ ln_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     const float *xr = x + r * n;
     float *yr = y + r * n;
     float mean = row_sum (xr, n, NAN) / (float) n;
-    float inv = 1.f / sqrtf (row_sum (xr, n, mean) / (float) n + st->eps);
+    float var = row_sum (xr, n, mean) / (float) n;
+    float inv = st->std_form ? 1.f / (sqrtf (var * st->var_scale) + st->eps)
+        : 1.f / sqrtf (var + st->eps);
     for (int64_t i = 0; i < n; i++)
       yr[i] = (xr[i] - mean) * inv * st->scale[i] + st->bias[i];
   }
@@ -75,15 +79,18 @@ clinfer_cpu_layer_norm_factory (const ClinferNode *node, ClinferCpuIsa isa,
   ClinferPortDesc *s = clinfer_node_input_desc (node, 1);
   ClinferPortDesc *b = node->n_inputs > 2 ? clinfer_node_input_desc (node, 2)
       : NULL;
+  gboolean std_form = clinfer_node_is_builtin_op (node, "com.clinfer",
+      "LayerNormStd");
   int64_t axis = -1, n, stash = 1;
-  float eps = 1e-5f;
+  float eps = std_form ? 0.f : 1e-5f, var_scale = 1.f;
   LnState *st;
 
   if (x == NULL || s == NULL || node->n_outputs != 1
       || x->type != CLINFER_TYPE_F32 || x->shape.rank < 1
       || !clinfer_shape_is_static (&x->shape)
       || !clinfer_node_attr_int (node, "axis", -1, &axis, NULL)
-      || !clinfer_node_attr_float (node, "epsilon", 1e-5f, &eps, NULL)
+      || !clinfer_node_attr_float (node, "epsilon", eps, &eps, NULL)
+      || !clinfer_node_attr_float (node, "var_scale", 1.f, &var_scale, NULL)
       || !clinfer_node_attr_int (node, "stash_type", 1, &stash, NULL)
       || stash != CLINFER_TYPE_F32
       || (axis != -1 && axis != x->shape.rank - 1))
@@ -98,6 +105,8 @@ clinfer_cpu_layer_norm_factory (const ClinferNode *node, ClinferCpuIsa isa,
   st->n = n;
   st->rows = clinfer_shape_n_elements (&x->shape) / n;
   st->eps = eps;
+  st->std_form = std_form;
+  st->var_scale = var_scale;
   st->scale = g_new0 (float, 2 * n);
   st->bias = st->scale + n;
   memcpy (st->scale, clinfer_tensor_get_const_data (s->value), n * sizeof (float));

@@ -18,7 +18,9 @@
  * becomes one LayerNormalization (with scale and bias, scale only, none;
  * Pow or Mul squares; reduction axes as an input from opset 18) with the
  * same result, also run by the CPU device's kernel; a deviation used
- * elsewhere or a mean over another axis is left alone.
+ * elsewhere or a mean over another axis is left alone. The form with the
+ * standard deviation (eps added to it, the variance scaled by n / (n - 1))
+ * becomes one com.clinfer LayerNormStd, likewise.
  * And of fuse-eltwise-chain: runs of element-wise nodes become
  * EltwiseChain nodes (at most 8 links, tensor operands of the chain's
  * shape, either operand order) whose reference eval gives the same
@@ -652,6 +654,85 @@ test_layernorm (gconstpointer data)
   op_test_assert_close (compiled, before, "fuse-layernorm compiled");
 }
 
+/* The standard-deviation form (com.clinfer LayerNormStd): LORE's (the
+ * mean computed twice, scale before the division, the variance times n
+ * and divided by n - 1, then bias), one deviation used by Pow and the
+ * Div with nothing else, and a deviation that is also a graph output
+ * (left alone); LORE's for a device that did not ask for it (left alone,
+ * the compiled run on the CPU device fuses it). */
+typedef enum { STD_LORE, STD_BARE, STD_SHARED_NOT_FUSED, STD_NOT_ASKED } LnStdForm;
+
+static void
+test_layernorm_std (gconstpointer data)
+{
+  LnStdForm form = GPOINTER_TO_INT (data);
+  gboolean fuses = form != STD_SHARED_NOT_FUSED && form != STD_NOT_ASKED;
+  gboolean lore = form == STD_LORE || form == STD_NOT_ASKED;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (43);
+  int64_t xd[] = { 1, 9, 16 }, sd[] = { 16 };
+  ClinferShape xs = clinfer_shape_make (3, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
+  g_autoptr (ClinferTensor) scale = op_test_random (rand, 1, sd);
+  g_autoptr (ClinferTensor) bias = op_test_random (rand, 1, sd);
+  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  ClinferTensor *inputs[1] = { x };
+  ClinferPassContext ctx = { NULL, 13 };
+
+  ctx.layer_norm_std = form != STD_NOT_ASKED;
+  for (int run = 0; run < 2; run++) {
+    ClinferGraph *g = op_test_graph (13);
+    ClinferNode *in, *d1, *d2, *sq, *v, *y;
+    gboolean changed = FALSE;
+    GError *err = NULL;
+
+    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+    d1 = binary (g, "Sub", "dev", in, mean_over (g, "mean", in, -1, 13));
+    d2 = lore
+        ? binary (g, "Sub", "dev2", in, mean_over (g, "mean2", in, -1, 13)) : d1;
+    sq = lore ? binary (g, "Mul", "sq", d2, d2)
+        : binary (g, "Pow", "sq", d2, scalar (g, "two", 2.f));
+    v = mean_over (g, "var", sq, -1, 13);
+    if (lore) {
+      v = binary (g, "Mul", "times-n", v, scalar (g, "n", 16.f));
+      v = binary (g, "Div", "by-n-1", v, scalar (g, "n-1", 15.f));
+    }
+    v = op_test_node (g, "Sqrt", "", "std", 1, &v, 1);
+    v = binary (g, "Add", "std-eps", scalar (g, "eps", 1e-6f), v);
+    y = lore ? binary (g, "Mul", "scaled", clinfer_graph_add_constant (g,
+            "s", scale), d1) : d1;
+    y = binary (g, "Div", "norm", y, v);
+    if (lore)
+      y = binary (g, "Add", "biased", y, clinfer_graph_add_constant (g, "b",
+              bias));
+    clinfer_graph_add_output (g, (ClinferPortRef) { y, 0 }, "y");
+    if (form == STD_SHARED_NOT_FUSED)
+      clinfer_graph_add_output (g, (ClinferPortRef) { d1, 0 }, "dev");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    if (run == 1) {
+      /* Compiled for the CPU device: the pass and its kernel. */
+      compiled = op_test_run_compiled_output (g, 13, inputs, 1);
+      break;
+    }
+    before = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    g_assert_true (clinfer_pass_fuse_layernorm (g, &ctx, &changed, &err));
+    g_assert_no_error (err);
+    g_assert_cmpint (changed, ==, fuses);
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    g_assert_cmpuint (op_test_count_ops (g, "LayerNormStd"), ==, fuses ? 1 : 0);
+    g_assert_cmpuint (op_test_count_ops (g, "LayerNormalization"), ==, 0);
+    g_assert_cmpuint (op_test_count_ops (g, "Sqrt") + op_test_count_ops (g, "Div")
+        + op_test_count_ops (g, "ReduceMean"), ==, fuses ? 0 : lore ? 6 : 4);
+    after = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    op_test_assert_close (after, before, "fuse-layernorm std");
+    clinfer_graph_free (g);
+  }
+  op_test_assert_close (compiled, before, "fuse-layernorm std compiled");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -665,6 +746,8 @@ main (int argc, char **argv)
     "shared-product-not-fused", "same-shape-not-fused" };
   static const char *const affine_names[] = { "alone", "add-folded",
     "sub-folded", "mul-folded", "shared-add-kept", "per-column-add-kept" };
+  static const char *const ln_std_names[] = { "lore", "bare",
+    "shared-not-fused", "not-asked" };
   static const char *const ln_names[] = { "full", "scale-mul-square", "bare",
     "axes-input", "shared-deviation-not-fused", "other-axis-not-fused" };
 
@@ -702,6 +785,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/passes/fuse-layernorm/%s",
         ln_names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_layernorm);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (ln_std_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/fuse-layernorm/std-%s",
+        ln_std_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_layernorm_std);
   }
   return g_test_run ();
 }

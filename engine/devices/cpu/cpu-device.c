@@ -696,4 +696,5 @@ const ClinferDeviceClass clinfer_cpu_device_class = {
   .free_run = cpu_free_run,
   .run = cpu_run,
   .create_remote = cpu_create_remote,
+  .runs_layer_norm_std = TRUE,
 };
