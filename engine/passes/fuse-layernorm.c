@@ -108,67 +108,6 @@ typedef struct {
   float var_scale;           /* its factor on the variance */
 } LnMatch;
 
-/* The Div ... chain at @div: x and eps, the inner nodes into @nodes. */
-static gboolean
-match_core (const ClinferGraph *graph, ClinferNode *div, LnMatch *m,
-    GPtrArray *nodes)
-{
-  ClinferNode *sub, *mean, *sqrt_, *add, *var, *sq;
-  ClinferPortRef v;
-  float two;
-
-  if (!is_op (div, "Div") || div->n_inputs != 2)
-    return FALSE;
-  sub = div->inputs[0].node;
-  sqrt_ = div->inputs[1].node;
-  if (!is_op (sub, "Sub") || sub->n_inputs != 2
-      || !is_op (sqrt_, "Sqrt") || uses (graph, sqrt_) != 1)
-    return FALSE;
-  mean = sub->inputs[1].node;
-  m->x = sub->inputs[0];
-  if (!mean_of_last_axis (mean) || uses (graph, mean) != 1
-      || !same_port (mean->inputs[0], m->x))
-    return FALSE;
-  add = sqrt_->inputs[0].node;
-  if (!is_op (add, "Add") || add->n_inputs != 2 || uses (graph, add) != 1)
-    return FALSE;
-  if (clinfer_op_scalar_f32_input (add, 1, &m->eps))
-    v = add->inputs[0];
-  else if (clinfer_op_scalar_f32_input (add, 0, &m->eps))
-    v = add->inputs[1];
-  else
-    return FALSE;
-  var = v.node;
-  if (!mean_of_last_axis (var) || uses (graph, var) != 1)
-    return FALSE;
-  sq = var->inputs[0].node;
-  if (sq == NULL || uses (graph, sq) != 1)
-    return FALSE;
-  /* d read by the square (once as Pow's base, twice by Mul) and the Div
-   * only. */
-  if (is_op (sq, "Pow") && sq->n_inputs == 2
-      && clinfer_op_scalar_f32_input (sq, 1, &two) && two == 2.f) {
-    if (sq->inputs[0].node != sub || sq->inputs[0].port != 0
-        || uses (graph, sub) != 2)
-      return FALSE;
-  } else if (!(is_op (sq, "Mul") && sq->n_inputs == 2
-          && sq->inputs[0].node == sub && sq->inputs[1].node == sub
-          && sq->inputs[0].port == 0 && sq->inputs[1].port == 0
-          && uses (graph, sub) == 3)) {
-    return FALSE;
-  }
-  if (div->inputs[0].port != 0 || m->eps < 0.f)
-    return FALSE;
-  g_ptr_array_add (nodes, div);
-  g_ptr_array_add (nodes, sub);
-  g_ptr_array_add (nodes, mean);
-  g_ptr_array_add (nodes, sqrt_);
-  g_ptr_array_add (nodes, add);
-  g_ptr_array_add (nodes, var);
-  g_ptr_array_add (nodes, sq);
-  return TRUE;
-}
-
 /* Sub (x, ReduceMean (x)) over the last axis, used @n_uses times; sets
  * *x (or checks it when already set). */
 static gboolean
@@ -191,6 +130,67 @@ centred (const ClinferGraph *graph, ClinferNode *sub, guint n_uses,
   return TRUE;
 }
 
+/* Mul (d, d) or Pow (d, 2), used once: its d (*d) and how many of its
+ * inputs read d (*d_uses). */
+static gboolean
+square_of (const ClinferGraph *graph, ClinferNode *sq, ClinferNode **d,
+    guint *d_uses)
+{
+  float two;
+
+  if (sq == NULL || uses (graph, sq) != 1 || sq->n_inputs != 2
+      || sq->inputs[0].port != 0)
+    return FALSE;
+  if (is_op (sq, "Pow") && clinfer_op_scalar_f32_input (sq, 1, &two)
+      && two == 2.f)
+    *d_uses = 1;
+  else if (is_op (sq, "Mul") && sq->inputs[0].node == sq->inputs[1].node
+      && sq->inputs[1].port == 0)
+    *d_uses = 2;
+  else
+    return FALSE;
+  *d = sq->inputs[0].node;
+  return TRUE;
+}
+
+/* The Div ... chain at @div: x and eps, the inner nodes into @nodes. */
+static gboolean
+match_core (const ClinferGraph *graph, ClinferNode *div, LnMatch *m,
+    GPtrArray *nodes)
+{
+  ClinferNode *sqrt_, *add, *var, *d;
+  ClinferPortRef v;
+  guint d_uses;
+
+  if (!is_op (div, "Div") || div->n_inputs != 2 || div->inputs[0].port != 0)
+    return FALSE;
+  sqrt_ = div->inputs[1].node;
+  if (!is_op (sqrt_, "Sqrt") || uses (graph, sqrt_) != 1)
+    return FALSE;
+  add = sqrt_->inputs[0].node;
+  if (!is_op (add, "Add") || add->n_inputs != 2 || uses (graph, add) != 1)
+    return FALSE;
+  if (clinfer_op_scalar_f32_input (add, 1, &m->eps))
+    v = add->inputs[0];
+  else if (clinfer_op_scalar_f32_input (add, 0, &m->eps))
+    v = add->inputs[1];
+  else
+    return FALSE;
+  var = v.node;
+  if (m->eps < 0.f || !mean_of_last_axis (var) || uses (graph, var) != 1
+      || !square_of (graph, var->inputs[0].node, &d, &d_uses)
+      || d != div->inputs[0].node)
+    return FALSE;
+  /* d read by the square and the Div only. */
+  g_ptr_array_add (nodes, div);
+  g_ptr_array_add (nodes, sqrt_);
+  g_ptr_array_add (nodes, add);
+  g_ptr_array_add (nodes, var);
+  g_ptr_array_add (nodes, var->inputs[0].node);
+  m->x.node = NULL;
+  return centred (graph, d, d_uses + 1, &m->x, nodes);
+}
+
 /* The standard-deviation form at Div @div:
  *   Div ([Mul (scale,] d1 [)], Add (Sqrt (V), eps))
  *   V = ReduceMean (Mul (d2, d2) or Pow (d2, 2)) [* k] [/ k'] (scalar
@@ -205,7 +205,7 @@ match_std (const ClinferGraph *graph, ClinferNode *div, LnMatch *m,
   ClinferNode *num, *d1, *add, *sqrt_, *v, *var, *sq, *d2;
   ClinferPortRef in, xref = { NULL, 0 };
   ClinferTensor *c;
-  float k = 1.f, two;
+  float k = 1.f;
   guint sq_uses;
 
   if (!is_op (div, "Div") || div->n_inputs != 2 || div->inputs[0].port != 0)
@@ -253,22 +253,9 @@ match_std (const ClinferGraph *graph, ClinferNode *div, LnMatch *m,
     return FALSE;
   g_ptr_array_add (nodes, var);
   sq = var->inputs[0].node;
-  if (sq == NULL || uses (graph, sq) != 1)
-    return FALSE;
-  if (is_op (sq, "Pow") && sq->n_inputs == 2
-      && clinfer_op_scalar_f32_input (sq, 1, &two) && two == 2.f) {
-    sq_uses = 1;
-  } else if (is_op (sq, "Mul") && sq->n_inputs == 2
-      && sq->inputs[0].node == sq->inputs[1].node
-      && sq->inputs[0].port == 0 && sq->inputs[1].port == 0) {
-    sq_uses = 2;
-  } else {
-    return FALSE;
-  }
-  if (sq->inputs[0].port != 0)
+  if (!square_of (graph, sq, &d2, &sq_uses))
     return FALSE;
   g_ptr_array_add (nodes, sq);
-  d2 = sq->inputs[0].node;
   if (d2 == d1) {
     if (!centred (graph, d1, sq_uses + 1, &xref, nodes))
       return FALSE;

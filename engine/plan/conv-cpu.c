@@ -309,30 +309,23 @@ prepare_direct (ConvState *st)
         st->taps[kk++] = ic * st->plane + tap_offset (st, ky, kx);
 }
 
-/* Fills the geometry; FALSE when an extent is beyond what the kernels
- * index. */
-static gboolean
-fill_geometry (ConvState *st, const ClinferShape *xs, const ClinferShape *ws,
-    const ClinferWindow *win, int64_t group)
+gboolean
+clinfer_cpu_conv_geom_from_window (const ClinferWindow *win,
+    ClinferCpuConvGeom *g)
 {
-  const int64_t v[] = { xs->dims[0], xs->dims[1], ws->dims[0], xs->dims[2],
-    xs->dims[3], win->out[0], win->out[1], win->kernel[0], win->kernel[1],
-    win->stride[0], win->stride[1], win->dilation[0], win->dilation[1],
-    win->pad_begin[0], win->pad_begin[1], win->pad_end[0], win->pad_end[1] };
-  ClinferCpuConvGeom *g = &st->geom;
+  const int64_t v[] = { win->in[0], win->in[1], win->out[0], win->out[1],
+    win->kernel[0], win->kernel[1], win->stride[0], win->stride[1],
+    win->dilation[0], win->dilation[1], win->pad_begin[0], win->pad_begin[1],
+    win->pad_end[0], win->pad_end[1] };
 
+  if (win->n != 2)
+    return FALSE;
   for (gsize i = 0; i < G_N_ELEMENTS (v); i++)
     if (v[i] < 0 || v[i] > MAX_EXTENT)
       return FALSE;
-  st->x_shape = *xs;
-  st->batch = xs->dims[0];
-  st->cin = xs->dims[1];
-  st->cout = ws->dims[0];
-  st->group = group;
-  st->cout_g = st->cout / group;
-  g->cin_g = st->cin / group;
-  g->ih = xs->dims[2];
-  g->iw = xs->dims[3];
+  memset (g, 0, sizeof (*g));
+  g->ih = win->in[0];
+  g->iw = win->in[1];
   g->oh = win->out[0];
   g->ow = win->out[1];
   g->kh = win->kernel[0];
@@ -343,6 +336,30 @@ fill_geometry (ConvState *st, const ClinferShape *xs, const ClinferShape *ws,
   g->dw = win->dilation[1];
   g->pt = win->pad_begin[0];
   g->pl = win->pad_begin[1];
+  return TRUE;
+}
+
+/* Fills the geometry; FALSE when an extent is beyond what the kernels
+ * index. */
+static gboolean
+fill_geometry (ConvState *st, const ClinferShape *xs, const ClinferShape *ws,
+    const ClinferWindow *win, int64_t group)
+{
+  const int64_t v[] = { xs->dims[0], xs->dims[1], ws->dims[0] };
+  ClinferCpuConvGeom *g = &st->geom;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (v); i++)
+    if (v[i] < 0 || v[i] > MAX_EXTENT)
+      return FALSE;
+  if (!clinfer_cpu_conv_geom_from_window (win, g))
+    return FALSE;
+  st->x_shape = *xs;
+  st->batch = xs->dims[0];
+  st->cin = xs->dims[1];
+  st->cout = ws->dims[0];
+  st->group = group;
+  st->cout_g = st->cout / group;
+  g->cin_g = st->cin / group;
   if ((int64_t) g->cin_g * g->kh * g->kw > MAX_EXTENT)
     return FALSE;
   st->k = g->cin_g * g->kh * g->kw;

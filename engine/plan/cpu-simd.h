@@ -23,6 +23,11 @@ typedef struct {
   int pt, pl;                /* top and left pads */
 } ClinferCpuConvGeom;
 
+/* The geometry of 2-D window @win (cin_g left 0); FALSE when one of its
+ * extents is negative or over 2^24 (the kernels index with int). */
+gboolean clinfer_cpu_conv_geom_from_window (const ClinferWindow *win,
+    ClinferCpuConvGeom *g);
+
 /* Depthwise plane geometry: the input plane is copied into a zero-padded
  * scratch split into sw column phases (phase r holds padded columns r,
  * r + sw, ...), so every tap reads contiguous columns at any stride. */

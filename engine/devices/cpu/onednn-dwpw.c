@@ -159,17 +159,8 @@ clinfer_onednn_dwpw_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   vw = s->simd->nr / 2;
   c = (int) x->shape.dims[1];
   co = (int) y->dims[1];
-  g->ih = (int) win.in[0];
-  g->iw = (int) win.in[1];
-  g->oh = (int) win.out[0];
-  g->ow = (int) win.out[1];
-  g->kh = (int) win.kernel[0];
-  g->kw = (int) win.kernel[1];
-  g->sh = (int) win.stride[0];
-  g->sw = (int) win.stride[1];
-  g->dh = g->dw = 1;
-  g->pt = (int) win.pad_begin[0];
-  g->pl = (int) win.pad_begin[1];
+  /* conv_window_2d () bounded every extent and took dilation 1 only. */
+  clinfer_cpu_conv_geom_from_window (&win, g);
   if (y->dims[2] != g->oh || y->dims[3] != g->ow)
     return FALSE;
   taps = g->kh * g->kw;

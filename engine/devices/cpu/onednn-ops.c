@@ -516,7 +516,6 @@ to_one_operands (ClinferOnednnPlan *oplan, OnednnStep *s,
  * as dot products along the input's contiguous floats (the channel block,
  * or a kernel row of a plain input). */
 #define CONV1_SPLIT_MACS (1 << 18)
-#define CONV1_MAX_EXTENT (1 << 24)
 #define CONV1_MAX_SEGMENTS (1 << 20)
 
 gboolean
@@ -578,7 +577,6 @@ conv_to_one_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   int64_t block = oplan->block_tag == dnnl_nChw16c ? 16 : 8, vw = k->nr / 2;
   int64_t cin = x->shape.dims[1], n_blocks, lanes, n_seg, seg_len;
   gboolean plain_rows;
-  int64_t v[12];
   ClinferWindow win;
   dnnl_memory_desc_t src;
   const float *wv;
@@ -587,19 +585,13 @@ conv_to_one_build (ClinferOnednnPlan *oplan, OnednnStep *s,
 
   if (!clinfer_conv_window (node, &x->shape, &w->shape, &win, error))
     return FALSE;
-  if (win.n != 2 || oplan->blocked[st->out_slots[0]])
+  if (oplan->blocked[st->out_slots[0]]
+      || !clinfer_cpu_conv_geom_from_window (&win, g))
     return FALSE;
-  v[0] = win.in[0]; v[1] = win.in[1]; v[2] = win.out[0]; v[3] = win.out[1];
-  v[4] = win.kernel[0]; v[5] = win.kernel[1]; v[6] = win.stride[0];
-  v[7] = win.stride[1]; v[8] = win.dilation[0]; v[9] = win.dilation[1];
-  v[10] = win.pad_begin[0]; v[11] = win.pad_begin[1];
-  for (int i = 0; i < 12; i++)
-    if (v[i] < 0 || v[i] > CONV1_MAX_EXTENT)
-      return FALSE;
   /* A plain input is read as it is when its kernel rows are whole
    * vectors; with 4 channels or more it is otherwise reordered into the
    * blocked layout first (fewer leave most lanes idle: oneDNN then). */
-  plain_rows = !blocked && v[9] == 1 && v[5] % vw == 0;
+  plain_rows = !blocked && g->dw == 1 && g->kw % vw == 0;
   if (!blocked && !plain_rows) {
     if (cin < 4)
       return FALSE;
@@ -611,19 +603,17 @@ conv_to_one_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     n_blocks = (cin + block - 1) / block;
     lanes = block;
     seg_len = block;
-    n_seg = v[4] * n_blocks * v[5];
+    n_seg = (int64_t) g->kh * n_blocks * g->kw;
   } else {
     n_blocks = cin;
     lanes = 1;
-    seg_len = v[5];
-    n_seg = v[4] * cin;
+    seg_len = g->kw;
+    n_seg = (int64_t) g->kh * cin;
   }
-  if (n_seg > CONV1_MAX_SEGMENTS || cin * v[0] * v[1] * lanes > G_MAXINT32
+  if (n_seg > CONV1_MAX_SEGMENTS
+      || cin * g->ih * (int64_t) g->iw * lanes > G_MAXINT32
       || seg_len * n_seg > G_MAXINT32)
     return FALSE;
-  g->ih = v[0]; g->iw = v[1]; g->oh = v[2]; g->ow = v[3];
-  g->kh = v[4]; g->kw = v[5]; g->sh = v[6]; g->sw = v[7];
-  g->dh = v[8]; g->dw = v[9]; g->pt = v[10]; g->pl = v[11];
   a->n_seg = n_seg;
   a->seg_len = seg_len;
   a->px_floats = lanes;
@@ -973,25 +963,14 @@ clinfer_onednn_pool_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   s->block = oplan->block_tag == dnnl_nChw16c ? 16 : 8;
   if (oplan->blocked[st->in_slots[0]] && oplan->blocked[s->out_slot]
       && s->block % (s->simd->nr / 2) == 0
-      && x->shape.dims[2] <= G_MAXINT && x->shape.dims[3] <= G_MAXINT) {
-    ClinferCpuConvGeom *g = &s->pool_geom;
-
+      && clinfer_cpu_conv_geom_from_window (&win, &s->pool_geom)) {
+    /* ceil_mode: the output extents are the node's. */
+    s->pool_geom.oh = y->dims[2];
+    s->pool_geom.ow = y->dims[3];
     clinfer_onednn_view_md (oplan, st->in_slots[0], &x->shape, &src);
     clinfer_onednn_view_md (oplan, s->out_slot, y, &dst);
     s->batch = x->shape.dims[0];
     s->n_blocks = (x->shape.dims[1] + s->block - 1) / s->block;
-    g->ih = x->shape.dims[2];
-    g->iw = x->shape.dims[3];
-    g->oh = y->dims[2];
-    g->ow = y->dims[3];
-    g->kh = win.kernel[0];
-    g->kw = win.kernel[1];
-    g->sh = win.stride[0];
-    g->sw = win.stride[1];
-    g->dh = win.dilation[0];
-    g->dw = win.dilation[1];
-    g->pt = win.pad_begin[0];
-    g->pl = win.pad_begin[1];
     g_free (st->kernel.name);
     ((ClinferStep *) st)->kernel.name = g_strdup_printf (
         "onednn-layout:max_pool_nChw%dc_%s", (int) s->block, s->simd->isa_name);
