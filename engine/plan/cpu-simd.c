@@ -289,13 +289,18 @@ ISA (gemm_indirect) (int m, int k, const float *a, const float *bias,
       z, ldz, ep);
 }
 
-/* gemm () without an activation, on A packed in panels of @mr rows (MR / 2
- * to MR, clinfer_cpu_gemm_mr ()): a row count that MR does not divide
- * wastes less (40 rows: 4 panels of 10 instead of 12 + 12 + 12 + 4 of
- * 12, a sixth of the multiply-adds on zeros). */
+/* gemm () without an activation or with a Relu, on A packed in panels of
+ * @mr rows (MR / 2 to MR, clinfer_cpu_gemm_mr ()): a row count that MR
+ * does not divide wastes less (40 rows: 4 panels of 10 instead of 12 +
+ * 12 + 12 + 4 of 12, a sixth of the multiply-adds on zeros). The Relu is
+ * instantiated with @z only (a MatMul's bias comes as a broadcast z):
+ * @relu without @z is ignored. */
 #define GEMM_ROWS(mr_)                                                       \
   case mr_:                                                                  \
-    if (z)                                                                   \
+    if (z && relu)                                                           \
+      gemm_impl (m, k, a, bias, b, NULL, nc, c, ldc, z, ldz, &ep, 0,         \
+          CLINFER_ACT_RELU, 1, mr_);                                         \
+    else if (z)                                                              \
       gemm_impl (m, k, a, bias, b, NULL, nc, c, ldc, z, ldz, &ep, 0,         \
           CLINFER_ACT_NONE, 1, mr_);                                         \
     else                                                                     \
@@ -306,9 +311,10 @@ ISA (gemm_indirect) (int m, int k, const float *a, const float *bias,
 static void
 ISA (gemm_rows) (int mr, int m, int k, const float *a, const float *bias,
     const float *b, int nc, float *c, ptrdiff_t ldc, const float *z,
-    ptrdiff_t ldz)
+    ptrdiff_t ldz, int relu)
 {
-  ClinferCpuEpilogue ep = { CLINFER_ACT_NONE, 0.f, 0.f, 0.f };
+  ClinferCpuEpilogue ep = { z && relu ? CLINFER_ACT_RELU : CLINFER_ACT_NONE,
+    0.f, 0.f, 0.f };
 
   switch (mr) {
     GEMM_ROWS (3);
@@ -324,8 +330,12 @@ ISA (gemm_rows) (int mr, int m, int k, const float *a, const float *bias,
     GEMM_ROWS (12);
 #endif
     default:
-      gemm_packed (m, k, a, bias, b, nc, c, ldc, z, ldz, &ep,
-          CLINFER_ACT_NONE, z != NULL);
+      if (z && relu)
+        gemm_packed (m, k, a, bias, b, nc, c, ldc, z, ldz, &ep,
+            CLINFER_ACT_RELU, 1);
+      else
+        gemm_packed (m, k, a, bias, b, nc, c, ldc, z, ldz, &ep,
+            CLINFER_ACT_NONE, z != NULL);
       break;
   }
 }

@@ -126,11 +126,12 @@ typedef struct {
   void (*gemm_indirect) (int m, int k, const float *a, const float *bias,
       const float *b, const int *offs, int nc, float *c, ptrdiff_t ldc,
       const float *z, ptrdiff_t ldz, const ClinferCpuEpilogue *ep);
-  /* gemm () without an activation on A packed in panels of @mr rows,
-   * gemm_mr (m) of them (any other @mr is taken as the table's mr). */
+  /* gemm () on A packed in panels of @mr rows, gemm_mr (m) of them (any
+   * other @mr is taken as the table's mr), without an activation or, when
+   * @relu and @z is given, with a Relu after adding z. */
   void (*gemm_rows) (int mr, int m, int k, const float *a, const float *bias,
       const float *b, int nc, float *c, ptrdiff_t ldc, const float *z,
-      ptrdiff_t ldz);
+      ptrdiff_t ldz, int relu);
   /* One depthwise output plane; @scratch holds sw * hp * pw floats. */
   void (*depthwise) (const ClinferCpuDwArgs *a, const float *src,
       const float *w, float bias, const float *z, float *dst, float *scratch);

@@ -883,12 +883,12 @@ test_post_ops (void)
 }
 
 /* MatMul of a [@ad] input (rank @rank) by constant [@wd] weights, with a
- * constant bias Add after it (first operand when @bias_first), on the CPU
- * device with @threads: every step on oneDNN's fast path, the Add fused,
- * the result the reference's. */
+ * constant bias Add after it (first operand when @bias_first) and a Relu
+ * when @relu, on the CPU device with @threads: every step on oneDNN's
+ * fast path, the Add and the Relu fused, the result the reference's. */
 static void
 check_matmul (int rank, const int64_t *ad, const int64_t *wd, gboolean bias,
-    gboolean bias_first, int threads)
+    gboolean bias_first, gboolean relu, int threads)
 {
   g_autoptr (GRand) rand = g_rand_new_with_seed (11);
   ClinferGraph *g = op_test_graph (13);
@@ -909,15 +909,17 @@ check_matmul (int rank, const int64_t *ad, const int64_t *wd, gboolean bias,
     m = bias_first ? add_node (g, "Add", "bias", bn, m)
         : add_node (g, "Add", "bias", m, bn);
   }
+  if (relu)
+    m = add_node (g, "Relu", "relu", m, NULL);
   clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "y");
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
   ref = op_test_run_graph (g, inputs, &err);
   g_assert_no_error (err);
   got = run_cpu (g, inputs, 1, threads, &n_onednn, &n_steps);
-  g_assert_cmpuint (n_steps, ==, bias ? 2 : 1);
+  g_assert_cmpuint (n_steps, ==, 1 + !!bias + !!relu);
   g_assert_cmpuint (n_onednn, ==, n_steps);
-  g_assert_cmpuint (last_n_fused, ==, bias ? 1 : 0);
+  g_assert_cmpuint (last_n_fused, ==, !!bias + !!relu);
   op_test_assert_close (got, ref, "matmul");
 }
 
@@ -928,9 +930,10 @@ test_matmul (void)
 {
   int64_t ad3[] = { 2, 7, 19 }, ad2[] = { 7, 19 }, wd[] = { 19, 45 };
 
-  for (int t = 0; t < 4; t++) {
+  for (int t = 0; t < 6; t++) {
     int rank = 2 + t % 2;
-    check_matmul (rank, rank == 3 ? ad3 : ad2, wd, t >= 2, rank == 3, 2);
+    check_matmul (rank, rank == 3 ? ad3 : ad2, wd, t >= 2, rank == 3, t >= 4,
+        2);
     g_assert_null (strstr (last_kernels->str, "gemm_column_panels"));
   }
 }
@@ -976,18 +979,62 @@ test_matmul_activations (void)
 /* A MatMul with few rows and over 1 MB of weights runs on clinfer's GEMM
  * by column panels: 37 rows (panels of 10 rows with 16-float vectors,
  * of 6 or 3 below: the last one partial), 2900 columns (the last panel
- * partial), with and without the fused bias, at 1 and 2 threads; 65 rows
- * stay on oneDNN's primitive. */
+ * partial), with and without the fused bias and Relu, at 1 and 2
+ * threads; 65 rows stay on oneDNN's primitive. */
 static void
 test_matmul_gemm (void)
 {
   int64_t wd[] = { 96, 2900 };
 
-  for (int t = 0; t < 6; t++) {
-    int64_t ad[] = { 1, t < 4 ? 37 : 65, 96 };
-    check_matmul (3, ad, wd, t % 2 == 1, FALSE, t < 2 ? 1 : 2);
+  for (int t = 0; t < 10; t++) {
+    int64_t ad[] = { 1, t < 4 || t >= 6 ? 37 : 65, 96 };
+    gboolean relu = t >= 6;
+    check_matmul (3, ad, wd, t % 2 == 1, FALSE, relu, t < 2 || t == 6 ? 1 : 2);
     g_assert_true ((strstr (last_kernels->str, "gemm_column_panels") != NULL)
         == (ad[1] == 37));
+    g_assert_true ((strstr (last_kernels->str, "gemm_column_panels_relu")
+            != NULL) == (ad[1] == 37 && relu));
+  }
+}
+
+/* A Relu after a MatMul is not fused when the MatMul's output has
+ * another reader or is a graph output: three steps, the result the
+ * reference's. */
+static void
+test_matmul_relu_unfused (void)
+{
+  int64_t ad[] = { 1, 37, 96 }, wd[] = { 96, 2900 };
+
+  for (int t = 0; t < 2; t++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (12);
+    ClinferGraph *g = op_test_graph (13);
+    ClinferShape as = clinfer_shape_make (3, ad);
+    g_autoptr (ClinferTensor) a = op_test_random (rand, 3, ad);
+    g_autoptr (ClinferTensor) w = op_test_random (rand, 2, wd);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferTensor *inputs[1] = { a };
+    ClinferNode *m, *r;
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    m = add_node (g, "MatMul", "mm",
+        clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as),
+        clinfer_graph_add_constant (g, "w", w));
+    r = add_node (g, "Relu", "relu", m, NULL);
+    if (t == 0)
+      r = add_node (g, "Add", "sum", r, m);
+    clinfer_graph_add_output (g, (ClinferPortRef) { r, 0 }, "y");
+    if (t == 1)
+      clinfer_graph_add_output (g, (ClinferPortRef) { m, 0 }, "m");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, 1, 2, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 2 + (t == 0));
+    g_assert_cmpuint (last_n_fused, ==, 0);
+    g_assert_null (strstr (last_kernels->str, "gemm_column_panels_relu"));
+    op_test_assert_close (got, ref, "matmul relu unfused");
   }
 }
 
@@ -1859,6 +1906,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/block-choice", test_block_choice);
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/matmul-gemm", test_matmul_gemm);
+  g_test_add_func ("/onednn/matmul-relu-unfused", test_matmul_relu_unfused);
   g_test_add_func ("/onednn/matmul-activations", test_matmul_activations);
   g_test_add_func ("/onednn/softmax", test_softmax);
   g_test_add_func ("/onednn/softmax-split", test_softmax_split);

@@ -225,23 +225,34 @@ clinfer_onednn_eltwise_accepts (const ClinferPlan *plan, const ClinferStep *st,
 /* Builders                                                          */
 
 /* The primitive desc of @op_desc, NULL when oneDNN has none. */
+/* @op_desc's primitive with @attr, NULL when oneDNN has none or only a
+ * reference implementation (those nodes are left to the C kernels). */
 static dnnl_primitive_desc_t
-make_pd (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc, GError **error)
+pd_with_attr (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc,
+    const_dnnl_primitive_attr_t attr)
 {
-  dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd = NULL;
 
-  if (!clinfer_onednn_make_attr (&attr, error))
-    return NULL;
   if (dnnl_primitive_desc_create (&pd, op_desc, attr, oplan->engine, NULL)
       != dnnl_success)
     pd = NULL;
-  dnnl_primitive_attr_destroy (attr);
-  /* Reference implementations: leave those nodes to the C kernels. */
   if (pd && clinfer_onednn_pd_is_reference (pd)) {
     dnnl_primitive_desc_destroy (pd);
     pd = NULL;
   }
+  return pd;
+}
+
+static dnnl_primitive_desc_t
+make_pd (ClinferOnednnPlan *oplan, const_dnnl_op_desc_t op_desc, GError **error)
+{
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd;
+
+  if (!clinfer_onednn_make_attr (&attr, error))
+    return NULL;
+  pd = pd_with_attr (oplan, op_desc, attr);
+  dnnl_primitive_attr_destroy (attr);
   return pd;
 }
 
@@ -789,20 +800,45 @@ clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
 }
 
 /* The bias Add fused into MatMul step @st (fuse_matmul_bias), or NULL;
- * sets the MatMul's output slot to the Add's. */
+ * sets s->mm_relu for a fused Relu (fuse_matmul_relu) and the MatMul's
+ * output slot to the last fused step's. */
 static ClinferPortDesc *
-matmul_bias (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
+matmul_fused (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
 {
+  ClinferPortDesc *bias = NULL;
+
   for (guint j = st - &g_array_index (oplan->plan->steps, ClinferStep, 0) + 1;
       j < oplan->plan->steps->len; j++) {
-    ClinferStep *add = &g_array_index (oplan->plan->steps, ClinferStep, j);
+    ClinferStep *f = &g_array_index (oplan->plan->steps, ClinferStep, j);
     if (oplan->fused_into[j] != (int) s->step)
       continue;
-    s->out_slot = add->out_slots[0];
-    return clinfer_node_input_desc (add->node,
-        add->in_slots[0] == st->out_slots[0] ? 1 : 0);
+    s->out_slot = f->out_slots[0];
+    if (is_op (f->node, "Relu"))
+      s->mm_relu = TRUE;
+    else
+      bias = clinfer_node_input_desc (f->node,
+          f->in_slots[0] == st->out_slots[0] ? 1 : 0);
   }
-  return NULL;
+  return bias;
+}
+
+/* oneDNN's primitive for matmul @mm, with a Relu post-op when one is
+ * fused. */
+static dnnl_primitive_desc_t
+matmul_pd (ClinferOnednnPlan *oplan, const OnednnStep *s,
+    const dnnl_matmul_desc_t *mm, GError **error)
+{
+  const OnednnEltwise relu = { .alg = dnnl_eltwise_relu };
+  dnnl_primitive_attr_t attr = NULL;
+  dnnl_primitive_desc_t pd;
+
+  if (!s->mm_relu)
+    return make_pd (oplan, mm, error);
+  if (!clinfer_onednn_eltwise_attr (&relu, 1, &attr, error))
+    return NULL;
+  pd = pd_with_attr (oplan, mm, attr);
+  dnnl_primitive_attr_destroy (attr);
+  return pd;
 }
 
 /* y = up (x) + z, up a nearest Resize by whole factors (the feature
@@ -930,7 +966,7 @@ clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x, float *y,
         int c0 = p * nr;
         k->gemm_rows (mr, m, kd, a, s->mm_zero, s->mm_b + (gsize) p * kd * nr,
             MIN (nr, n - c0), y + c0, n, s->mm_bias ? s->mm_bias + c0 : NULL,
-            0);
+            0, s->mm_relu);
       }
     }
   }
@@ -952,8 +988,8 @@ matmul_gemm_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   if (m > MATMUL_GEMM_MAX_ROWS || kd > G_MAXINT / 2 || n > G_MAXINT / 2
       || (gsize) kd * n * sizeof (float) < MATMUL_GEMM_MIN_BYTES)
     return FALSE;
-  mem = g_aligned_alloc0 (nb + nz + (bias ? (gsize) n : 0), sizeof (float),
-      MATMUL_ALIGN);
+  mem = g_aligned_alloc0 (nb + nz + (bias || s->mm_relu ? (gsize) n : 0),
+      sizeof (float), MATMUL_ALIGN);
   k->pack_b (mem, clinfer_tensor_get_const_data (b->value), n, (int) kd,
       (int) n);
   s->weights_data = mem;
@@ -964,12 +1000,10 @@ matmul_gemm_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   s->mm_n = (int) n;
   s->mm_b = mem;
   s->mm_zero = mem + nb;
-  s->mm_bias = NULL;
-  if (bias) {
+  s->mm_bias = bias || s->mm_relu ? mem + nb + nz : NULL;
+  if (bias)
     memcpy (mem + nb + nz, clinfer_tensor_get_const_data (bias->value),
         (gsize) n * sizeof (float));
-    s->mm_bias = mem + nb + nz;
-  }
   s->mm_a_offset = 0;
   s->mm_a_bytes = (gsize) mrows * kd * sizeof (float);
   s->mm_a_bytes = (s->mm_a_bytes + MATMUL_ALIGN - 1) / MATMUL_ALIGN
@@ -977,7 +1011,8 @@ matmul_gemm_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   s->scratch_bytes = s->mm_a_bytes * MAX (oplan->threads, 1);
   g_free (st->kernel.name);
   ((ClinferStep *) st)->kernel.name = g_strdup_printf (
-      "onednn-layout:gemm_column_panels_%s", k->isa_name);
+      "onednn-layout:gemm_column_panels%s_%s", s->mm_relu ? "_relu" : "",
+      k->isa_name);
   return TRUE;
 }
 
@@ -1019,7 +1054,7 @@ matmul_activations_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   dnnl_memory_desc_init_by_tag (&biasmd, y->rank, bd, dnnl_f32,
       y->rank == 3 ? dnnl_abc : dnnl_abcd);
   if (dnnl_matmul_desc_init (&mm, &amd, &bmd, bias ? &biasmd : NULL, &ymd)
-      != dnnl_success || (pd = make_pd (oplan, &mm, error)) == NULL)
+      != dnnl_success || (pd = matmul_pd (oplan, s, &mm, error)) == NULL)
     return FALSE;
   if ((bias && !clinfer_onednn_constant_new (oplan->engine, bias->value,
               &biasmd, &biasmd, &s->bias_data, &s->bias, error))
@@ -1048,7 +1083,7 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   int r = a->shape.rank;
   dnnl_dims_t ad = { 0 }, wd = { 1, 1, 1 }, yd = { 0 }, bd = { 1, 1, 1 };
   dnnl_memory_desc_t amd, wmd, user_wmd, ymd, bmd;
-  ClinferPortDesc *bias = matmul_bias (oplan, s, st);
+  ClinferPortDesc *bias = matmul_fused (oplan, s, st);
   const dnnl_memory_desc_t *want;
   dnnl_matmul_desc_t mm;
   dnnl_primitive_desc_t pd;
@@ -1077,7 +1112,7 @@ clinfer_onednn_matmul_build (ClinferOnednnPlan *oplan, OnednnStep *s,
           ad[r - 1], wd[r - 1], b, bias))
     return TRUE;
   if (dnnl_matmul_desc_init (&mm, &amd, &wmd, bias ? &bmd : NULL, &ymd)
-      != dnnl_success || (pd = make_pd (oplan, &mm, error)) == NULL)
+      != dnnl_success || (pd = matmul_pd (oplan, s, &mm, error)) == NULL)
     return FALSE;
   want = dnnl_primitive_desc_query_md (pd, dnnl_query_weights_md, 0);
   if (!clinfer_onednn_constant_new (oplan->engine, b->value, &user_wmd, want,

@@ -103,9 +103,13 @@ typedef struct {
    * @mm_m rows of @mm_k by @mm_n columns, A in panels of @mm_mr rows
    * (clinfer_cpu_gemm_mr ()); @mm_b is B packed (pack_b),
    * @mm_zero mr-rounded zeros (the GEMM's per-row bias), @mm_bias the
-   * fused Add's per-column bias or NULL, all in @weights_data; each
-   * thread packs A at scratch + mm_a_offset + thread * mm_a_bytes. */
+   * fused Add's per-column bias or zeros when a Relu is fused without
+   * one (gemm_rows () takes a Relu with z only), else NULL, all in
+   * @weights_data; each thread packs A at scratch + mm_a_offset + thread
+   * * mm_a_bytes. @mm_relu: a Relu step is fused (any MatMul; the
+   * primitive has it as its post-op). */
   int mm_m, mm_mr, mm_k, mm_n;
+  gboolean mm_relu;
   /* ONEDNN_OP_BINARY without @prim: clinfer's per-channel kernel
    * (binary_per_channel ()) of @bin_op (the simd table's per_channel op:
    * 0 +, 1 -, 2 *, 3 /) on @batch images of @n_blocks
@@ -142,6 +146,10 @@ dnnl_engine_t clinfer_onednn_engine (GError **error);
 /* New primitive attributes with the user-managed scratchpad (callers add
  * post-ops); onednn-ops.c. */
 gboolean clinfer_onednn_make_attr (dnnl_primitive_attr_t *attr, GError **error);
+/* clinfer_onednn_make_attr () with eltwise post-ops @post[0 .. n); on
+ * failure nothing is left to destroy. */
+gboolean clinfer_onednn_eltwise_attr (const OnednnEltwise *post, guint n,
+    dnnl_primitive_attr_t *attr, GError **error);
 /* FALSE with a CLINFER_ERROR_DEVICE error naming @what when @status is
  * not success. */
 gboolean clinfer_onednn_check (dnnl_status_t status, const char *what,

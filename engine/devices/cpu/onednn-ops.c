@@ -264,16 +264,15 @@ append_activation (dnnl_post_ops_t po, const ClinferConvParams *p)
   }
 }
 
-/* Post-ops of FusedConv: residual (binary add, or sum when @as_sum), then
- * the activation. */
-/* The eltwise steps fused into the conv, after its own activation. */
+/* The eltwise steps fused into a conv (after its own activation) or a
+ * MatMul: @post[0 .. n). */
 static gboolean
-append_fused (dnnl_post_ops_t po, const OnednnStep *s)
+append_fused (dnnl_post_ops_t po, const OnednnEltwise *post, guint n)
 {
   gboolean ok = TRUE;
 
-  for (guint i = 0; ok && i < s->n_post; i++) {
-    const OnednnEltwise *e = &s->post[i];
+  for (guint i = 0; ok && i < n; i++) {
+    const OnednnEltwise *e = &post[i];
     ok = dnnl_post_ops_append_eltwise (po, 1.f, e->alg, e->alpha, e->beta)
         == dnnl_success
         && (e->alg2 == 0 || dnnl_post_ops_append_eltwise (po, 1.f, e->alg2,
@@ -282,9 +281,12 @@ append_fused (dnnl_post_ops_t po, const OnednnStep *s)
   return ok;
 }
 
+/* The scratchpad mode and post-ops: a residual z (binary add, or sum
+ * when @as_sum; none when @z_md is NULL), @p's activation (@p may be
+ * NULL), then @post[0 .. n). On failure *attr is destroyed. */
 static gboolean
-conv_attr (const ClinferConvParams *p, const OnednnStep *s,
-    const dnnl_memory_desc_t *z_md, gboolean as_sum,
+post_ops_attr (const dnnl_memory_desc_t *z_md, gboolean as_sum,
+    const ClinferConvParams *p, const OnednnEltwise *post, guint n,
     dnnl_primitive_attr_t *attr, GError **error)
 {
   dnnl_post_ops_t po = NULL;
@@ -293,18 +295,41 @@ conv_attr (const ClinferConvParams *p, const OnednnStep *s,
   if (!clinfer_onednn_make_attr (attr, error))
     return FALSE;
   if (!clinfer_onednn_check (dnnl_post_ops_create (&po), "creating post-ops",
-          error))
+          error)) {
+    dnnl_primitive_attr_destroy (*attr);
+    *attr = NULL;
     return FALSE;
+  }
   ok = z_md == NULL
       || (as_sum ? dnnl_post_ops_append_sum (po, 1.f)
           : dnnl_post_ops_append_binary (po, dnnl_binary_add, z_md)) == dnnl_success;
-  ok = ok && append_activation (po, p) && append_fused (po, s);
-  ok = ok && dnnl_primitive_attr_set_post_ops (*attr, po) == dnnl_success;
+  ok = ok && (p == NULL || append_activation (po, p))
+      && append_fused (po, post, n)
+      && dnnl_primitive_attr_set_post_ops (*attr, po) == dnnl_success;
   dnnl_post_ops_destroy (po);
-  if (!ok)
+  if (!ok) {
+    dnnl_primitive_attr_destroy (*attr);
+    *attr = NULL;
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_DEVICE,
-        "oneDNN: cannot set the convolution's post-ops");
+        "oneDNN: cannot set the post-ops");
+  }
   return ok;
+}
+
+gboolean
+clinfer_onednn_eltwise_attr (const OnednnEltwise *post, guint n,
+    dnnl_primitive_attr_t *attr, GError **error)
+{
+  return post_ops_attr (NULL, FALSE, NULL, post, n, attr, error);
+}
+
+/* Post-ops of FusedConv: residual, activation, the fused eltwise steps. */
+static gboolean
+conv_attr (const ClinferConvParams *p, const OnednnStep *s,
+    const dnnl_memory_desc_t *z_md, gboolean as_sum,
+    dnnl_primitive_attr_t *attr, GError **error)
+{
+  return post_ops_attr (z_md, as_sum, p, s->post, s->n_post, attr, error);
 }
 
 /* Reorders the constant @t (plain, @user_md) into a new buffer of @want. */
