@@ -21,6 +21,10 @@ static const ClinferPass passes[] = {
   { "fuse-conv-scale", "fold a Mul/Add/Sub/Div by a constant (one value or "
     "one per output channel) into the weights and bias of the Conv before "
     "it (when the Conv feeds only it)", FALSE, clinfer_pass_fuse_conv_scale },
+  { "hoist-strides", "when only 1x1 Convs with the same strides read a "
+    "tensor, compute just the pixels they read: the stride moves up through "
+    "element-wise nodes into the Conv that computes it (compile only)",
+    FALSE, clinfer_pass_hoist_strides, TRUE },
   { "batchnorm-to-affine", "replace a BatchNormalization with constant "
     "parameters that no Conv absorbed (and a per-channel Mul/Add/Sub before "
     "it) by Mul and Add by per-channel constants (compile only)", FALSE,

@@ -247,6 +247,37 @@ op_test_run_compiled_output (ClinferGraph *g, int opset,
   return y;
 }
 
+ClinferTensor *
+op_test_run_on (ClinferGraph *g, int opset, const char *device,
+    ClinferTensor *x)
+{
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) c = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  ClinferTensor *out;
+  GError *err = NULL;
+
+  m = op_test_model (g, opset, &err);
+  g_assert_no_error (err);
+  clinfer_compile_config_set_device (cfg, device);
+  c = clinfer_compile (m, cfg, &err);
+  if (c == NULL && strcmp (device, "CPU") != 0) {
+    g_test_message ("%s: %s (not checked)", device, err->message);
+    g_clear_error (&err);
+    return NULL;
+  }
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (c, &err);
+  g_assert_true (clinfer_request_set_input (r, "x", x, &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  /* A copy: the output is valid only while the request lives. */
+  out = clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
+  g_assert_no_error (err);
+  return out;
+}
+
 void
 op_test_assert_shape (const ClinferTensor *t, int rank, const int64_t *dims)
 {

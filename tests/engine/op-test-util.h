@@ -71,6 +71,12 @@ ClinferRequest *op_test_run_compiled (ClinferGraph *g, int opset,
 ClinferTensor *op_test_run_compiled_output (ClinferGraph *g, int opset,
     ClinferTensor *const *inputs, guint n_inputs);
 
+/* @g (taken over; its one input named "x") compiled for @device, run on
+ * @x: a copy of output 0, or NULL when a device other than the CPU does
+ * not open (GPU without OpenCL; said in a test message). */
+ClinferTensor *op_test_run_on (ClinferGraph *g, int opset, const char *device,
+    ClinferTensor *x);
+
 /* Attributes of a 2-D Conv / FusedConv test node: kernel, strides,
  * dilations, group, and either auto_pad or the 4 pads; @act (may be NULL)
  * sets FusedConv's activation (Clip -0.25..0.5, LeakyRelu alpha 0.2). */
