@@ -215,6 +215,7 @@ clinfer_pad_params (const ClinferNode *node, int rank, ClinferPadParams *p)
   if (d == NULL || rank < 1 || rank > CLINFER_MAX_RANK)
     return FALSE;
   p->constant = d->mode == PAD_CONSTANT;
+  p->edge = d->mode == PAD_EDGE;
   if (d->attr_pads) {
     if (d->n_pads != (gsize) 2 * rank)
       return FALSE;
@@ -301,17 +302,17 @@ infer_pad (const ClinferNode *node, const ClinferValueInfo *in,
   return pad_out_shape (node, &in[0].shape, pads, &out[0].shape, error);
 }
 
-/* Source index of output index @o of a padded dim (-1 = constant). */
-static int64_t
-pad_source (PadMode mode, int64_t o, int64_t begin, int64_t n)
+int64_t
+clinfer_pad_source (const ClinferPadParams *p, int64_t o, int64_t begin,
+    int64_t n)
 {
   int64_t i = o - begin, period;
 
   if (i >= 0 && i < n)
     return i;
-  if (mode == PAD_CONSTANT)
+  if (p->constant)
     return -1;
-  if (mode == PAD_EDGE)
+  if (p->edge)
     return i < 0 ? 0 : n - 1;
   if (n == 1)
     return 0;
@@ -326,6 +327,8 @@ eval_pad (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out, GError **error)
 {
   const PadData *d = node->op_data;
+  const ClinferPadParams mode = { .constant = d->mode == PAD_CONSTANT,
+    .edge = d->mode == PAD_EDGE };
   const ClinferShape *is = clinfer_tensor_get_shape (in[0]);
   const ClinferShape *os = clinfer_tensor_get_shape (out[0]);
   ClinferElementType type = clinfer_tensor_get_element_type (in[0]);
@@ -362,7 +365,7 @@ eval_pad (const ClinferNode *node, ClinferTensor *const *in,
     }
     maps[i] = g_new (int64_t, MAX (os->dims[i], 1));
     for (int64_t o = 0; o < os->dims[i]; o++)
-      maps[i][o] = pad_source (d->mode, o, pads[i], is->dims[i]);
+      maps[i][o] = clinfer_pad_source (&mode, o, pads[i], is->dims[i]);
   }
   gather_by_maps (clinfer_tensor_get_const_data (in[0]), is,
       clinfer_tensor_get_data (out[0]), os, maps, es, fill);

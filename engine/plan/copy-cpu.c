@@ -4,6 +4,8 @@
  *           per input; rows of 4 or 8 bytes (a concat along a last dim of
  *           one value, as TensorFlow graphs stack channels) are copied as
  *           words, not by memcpy calls;
+ *   Split   Concat backwards: each input row scattered to one row per
+ *           output;
  *   Slice   the output as runs of contiguous input bytes: the trailing
  *           dims taken whole with step 1 merge into one run, copied with
  *           memcpy, or gathered value by value with a step;
@@ -113,6 +115,81 @@ clinfer_cpu_concat_factory (const ClinferNode *node, ClinferCpuIsa isa,
   kernel->state = st;
   kernel->free_state = concat_state_free;
   kernel->run = concat_run;
+  return TRUE;
+}
+
+/* Split: Concat backwards, its state read the other way round (y_shape
+ * the input's, out_row an input row, row[i] and offset[i] output i's). */
+static gboolean
+split_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const ConcatState *st = kernel->state;
+  const guint8 *x = clinfer_tensor_get_const_data (inputs[0]);
+
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->y_shape, error))
+    return FALSE;
+#pragma omp parallel for schedule (static) \
+    if (st->outer > 1 && st->outer * st->out_row > COPY_PARALLEL_BYTES)
+  for (int64_t o = 0; o < st->outer; o++)
+    for (guint i = 0; i < st->n_in; i++)
+      if (st->row[i] > 0)
+        copy_bytes ((guint8 *) clinfer_tensor_get_data (outputs[i])
+            + o * st->row[i], x + o * st->out_row + st->offset[i],
+            st->row[i]);
+  return TRUE;
+}
+
+/* The parts are the outputs' inferred extents along the axis (whatever
+ * said them: the split input or attribute, or equal parts). */
+gboolean
+clinfer_cpu_split_factory (const ClinferNode *node, ClinferCpuIsa isa,
+    ClinferCpuKernel *kernel, GError **error)
+{
+  ClinferPortDesc *xd = clinfer_node_input_desc (node, 0);
+  gsize es;
+  int64_t inner = 1, off = 0;
+  int axis;
+  ConcatState *st;
+
+  if (xd == NULL || xd->shape.rank < 1 || !clinfer_shape_is_static (&xd->shape)
+      || xd->type == CLINFER_TYPE_STRING
+      || (es = clinfer_element_type_size (xd->type)) == 0
+      || node->n_outputs < 1
+      || !clinfer_op_axis_attr (node, 0, xd->shape.rank, &axis, NULL))
+    return FALSE;
+  for (guint i = 0; i < node->n_outputs; i++) {
+    const ClinferPortDesc *d = &node->outputs[i];
+    if (d->left_out || !clinfer_shape_is_static (&d->shape)
+        || d->type != xd->type || d->shape.rank != xd->shape.rank)
+      return FALSE;
+    off += d->shape.dims[axis];
+  }
+  if (off != xd->shape.dims[axis])
+    return FALSE;
+  for (int d = axis + 1; d < xd->shape.rank; d++)
+    inner *= xd->shape.dims[d];
+  st = g_new0 (ConcatState, 1);
+  st->y_shape = xd->shape;
+  st->n_in = node->n_outputs;
+  st->outer = 1;
+  for (int d = 0; d < axis; d++)
+    st->outer *= xd->shape.dims[d];
+  st->out_row = xd->shape.dims[axis] * inner * (int64_t) es;
+  st->row = g_new0 (int64_t, st->n_in);
+  st->offset = g_new0 (int64_t, st->n_in);
+  off = 0;
+  for (guint i = 0; i < st->n_in; i++) {
+    st->row[i] = node->outputs[i].shape.dims[axis] * inner * (int64_t) es;
+    st->offset[i] = off;
+    off += st->row[i];
+  }
+  kernel->name = g_strdup ("split_rows");
+  kernel->state = st;
+  kernel->free_state = concat_state_free;
+  kernel->run = split_run;
   return TRUE;
 }
 

@@ -13,6 +13,7 @@ static const struct {
   { "", "MaxPool", clinfer_cpu_max_pool_factory },
   { "", "Pad", clinfer_cpu_pad_factory },
   { "", "Concat", clinfer_cpu_concat_factory },
+  { "", "Split", clinfer_cpu_split_factory },
   { "", "Slice", clinfer_cpu_slice_factory },
   { "", "Transpose", clinfer_cpu_transpose_factory },
   { "", "Resize", clinfer_cpu_resize_factory },

@@ -208,6 +208,8 @@ gboolean clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_concat_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_split_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_slice_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_resize_factory (const ClinferNode *node,

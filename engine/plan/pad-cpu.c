@@ -1,10 +1,12 @@
-/* clinfer — the CPU device's fast Pad: constant mode on a tensor of any
- * rank and 1, 2, 4 or 8-byte elements, with pads known at compile time
- * (zero or positive). The trailing dims that are not padded merge into
+/* clinfer — the CPU device's fast Pad: constant, reflect and edge modes
+ * on a tensor of any rank and 1, 2, 4 or 8-byte elements, with pads
+ * known at compile time (zero or positive). The trailing dims that are not padded merge into
  * their element (1x172x309x1 padded on dim 2: rows of 309 elements, not
  * 53,148 rows of one). The output is written row by row: a row outside
  * the input is the fill value, a row inside is the input row with the
- * fill on either side. Rows are split between the threads. The
+ * fill on either side (reflect and edge: the input row an index map
+ * picks, its ends through the last dim's map). Rows are split between
+ * the threads. The
  * reference eval (engine/ops/layout.c) looks each element up through
  * per-dim index maps; the fold-pad pass removes the Pads a following
  * Conv/pool can take, this kernel runs the rest. */
@@ -20,7 +22,90 @@ typedef struct {
   gsize es;
   guint8 fill[8];
   gboolean zero_fill;
+  /* reflect and edge modes: per output dim, the input index it reads
+   * (clinfer_pad_source ()); elements of es bytes are whole unpadded
+   * trailing dims */
+  int64_t *map[CLINFER_MAX_RANK];
 } PadState;
+
+static void
+pad_state_free (gpointer p)
+{
+  PadState *st = p;
+
+  for (int i = 0; i < CLINFER_MAX_RANK; i++)
+    g_free (st->map[i]);
+  g_free (st);
+}
+
+/* Reflect and edge: every output row reads one input row (through the
+ * maps of the outer dims); its first and last values come through the
+ * last dim's map, the middle is the input row. */
+static gboolean
+pad_map_run (ClinferCpuKernel *kernel, const ClinferNode *node,
+    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
+    GError **error)
+{
+  const PadState *st = kernel->state;
+  const guint8 *x = clinfer_tensor_get_const_data (inputs[0]);
+  guint8 *y = clinfer_tensor_get_data (outputs[0]);
+  int r = st->y_shape.rank;
+  int64_t ow = st->y_shape.dims[r - 1], iw = st->x_shape.dims[r - 1];
+  int64_t b = st->begin[r - 1], rows = 1;
+  const int64_t *last = st->map[r - 1];
+  gsize es = st->es;
+
+  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
+          &st->in_shape, error))
+    return FALSE;
+  for (int i = 0; i < r - 1; i++)
+    rows *= st->y_shape.dims[i];
+#pragma omp parallel for schedule (static) if (rows * ow * (int64_t) es > 262144)
+  for (int64_t row = 0; row < rows; row++) {
+    guint8 *dst = y + (size_t) (row * ow) * es;
+    const guint8 *src;
+    int64_t rest = row, src_row = 0, stride = 1;
+
+    for (int i = r - 2; i >= 0; i--) {
+      src_row += st->map[i][rest % st->y_shape.dims[i]] * stride;
+      rest /= st->y_shape.dims[i];
+      stride *= st->x_shape.dims[i];
+    }
+    src = x + (size_t) (src_row * iw) * es;
+    for (int64_t o = 0; o < b; o++)
+      memcpy (dst + (size_t) o * es, src + (size_t) last[o] * es, es);
+    memcpy (dst + (size_t) b * es, src, (size_t) iw * es);
+    for (int64_t o = b + iw; o < ow; o++)
+      memcpy (dst + (size_t) o * es, src + (size_t) last[o] * es, es);
+  }
+  return TRUE;
+}
+
+/* The maps of a reflect or edge Pad: unpadded trailing dims become part
+ * of the element, so rows of short elements stay rows. */
+static gboolean
+prepare_maps (PadState *st, const ClinferPadParams *pp)
+{
+  int r = st->x_shape.rank;
+  const int64_t *pads = pp->pads;
+
+  while (r > 1 && pads[r - 1] == 0 && pads[2 * r - 1] == 0) {
+    st->es *= st->x_shape.dims[r - 1];
+    r--;
+  }
+  st->x_shape.rank = st->y_shape.rank = r;
+  for (int i = 0; i < r; i++) {
+    int64_t n = st->x_shape.dims[i];
+    /* An empty dim cannot be padded: the reference eval says so. */
+    if (n == 0)
+      return FALSE;
+    st->begin[i] = pads[i];
+    st->map[i] = g_new (int64_t, MAX (st->y_shape.dims[i], 1));
+    for (int64_t o = 0; o < st->y_shape.dims[i]; o++)
+      st->map[i][o] = clinfer_pad_source (pp, o, pads[i], n);
+  }
+  return TRUE;
+}
 
 /* @n elements of @es bytes at @dst set to @fill. */
 static void
@@ -99,7 +184,7 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
       || !clinfer_shape_is_static (&xd->shape)
       || !clinfer_shape_is_static (&yd->shape)
       || xd->type == CLINFER_TYPE_STRING || xd->type == CLINFER_TYPE_BOOL
-      || !clinfer_pad_params (node, xd->shape.rank, &pp) || !pp.constant)
+      || !clinfer_pad_params (node, xd->shape.rank, &pp))
     return FALSE;
   r = xd->shape.rank;
   switch (clinfer_element_type_size (xd->type)) {
@@ -113,6 +198,17 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
   st->in_shape = st->x_shape = xd->shape;
   st->y_shape = yd->shape;
   st->es = clinfer_element_type_size (xd->type);
+  if (!pp.constant) {
+    if (!prepare_maps (st, &pp)) {
+      pad_state_free (st);
+      return FALSE;
+    }
+    kernel->name = g_strdup (pp.edge ? "pad_edge_rows" : "pad_reflect_rows");
+    kernel->state = st;
+    kernel->free_state = pad_state_free;
+    kernel->run = pad_map_run;
+    return TRUE;
+  }
   memcpy (st->begin, pads, r * sizeof (int64_t));
   /* Unpadded trailing dims join the dim before them (its extents and its
    * begin scaled by their size): the same bytes, longer rows. */
@@ -142,7 +238,7 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
     st->zero_fill &= st->fill[i] == 0;
   kernel->name = g_strdup ("pad_rows");
   kernel->state = st;
-  kernel->free_state = g_free;
+  kernel->free_state = pad_state_free;
   kernel->run = pad_run;
   return TRUE;
 }

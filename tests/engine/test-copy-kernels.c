@@ -2,7 +2,9 @@
  * copy-cpu.c) against the reference evals, value for value, with the
  * kernel the profile names: Concat along the last dim of one-value rows
  * (4- and 8-byte words), along the channels, along the first dim, of
- * 1-byte values in 3-byte rows; Slice with contiguous runs merged over
+ * 1-byte values in 3-byte rows; Split (each output checked) into blocks
+ * of channels, one-value rows, equal parts, an empty part, 1-byte
+ * values, split between the threads; Slice with contiguous runs merged over
  * whole trailing dims, steps of 2 and -1, clamped ends, a middle dim,
  * the opset-9 attribute form, and parameters known only at run time (the
  * reference eval then); Transpose with rows kept whole and with tiles
@@ -68,6 +70,64 @@ test_concat (gconstpointer data)
   op_test_check_cpu_kernel (g, NULL, 13, inputs, cc->n_in, "concat_rows", cc->name);
   for (guint i = 0; i < cc->n_in; i++)
     clinfer_tensor_unref (inputs[i]);
+}
+
+typedef struct {
+  const char *name;
+  ClinferElementType type;
+  int rank;
+  int64_t dims[4];
+  int axis;
+  int opset;                 /* 13: a split input; 11: the attribute */
+  guint n_out;
+  int64_t split[4];          /* n_out parts; [0] = 0: equal parts */
+} SplitCase;
+
+static const SplitCase split_cases[] = {
+  /* picodet's head: 10 channels into 4 + 6 (blocks of planes) */
+  { "channels", CLINFER_TYPE_F32, 4, { 1, 10, 50, 38 }, 1, 13, 2, { 4, 6 } },
+  { "last-dim-words", CLINFER_TYPE_F32, 3, { 3, 40, 3 }, -1, 13, 3,
+    { 1, 1, 1 } },
+  { "equal-parts-attr", CLINFER_TYPE_F32, 3, { 2, 12, 5 }, 1, 11, 3, { 0 } },
+  { "first-dim-i64", CLINFER_TYPE_I64, 2, { 7, 3 }, 0, 13, 3, { 2, 0, 5 } },
+  { "u8-rows", CLINFER_TYPE_U8, 3, { 4, 6, 9 }, 2, 11, 2, { 4, 5 } },
+  { "threads", CLINFER_TYPE_F32, 3, { 64, 96, 20 }, 1, 13, 4,
+    { 30, 2, 40, 24 } },
+};
+
+/* Each output of Split on its own (the test runner checks output 0):
+ * the kernel writes all of them every run. */
+static void
+test_split (gconstpointer data)
+{
+  const SplitCase *sc = data;
+  g_autoptr (ClinferTensor) x = counting (sc->type, sc->rank, sc->dims, 3);
+  ClinferTensor *inputs[1] = { x };
+
+  for (guint k = 0; k < sc->n_out; k++) {
+    ClinferGraph *g = op_test_graph (sc->opset);
+    ClinferShape xs = clinfer_shape_make (sc->rank, sc->dims);
+    int64_t nd[] = { sc->n_out };
+    ClinferNode *in[2], *n;
+    g_autofree char *what = g_strdup_printf ("%s output %u", sc->name, k);
+
+    in[0] = clinfer_graph_add_input (g, "x", sc->type, &xs);
+    if (sc->split[0] == 0) {
+      n = op_test_node (g, "Split", "", "split", 1, in, sc->n_out);
+    } else if (sc->opset < 13) {
+      n = op_test_node (g, "Split", "", "split", 1, in, sc->n_out);
+      clinfer_node_set_attr (n, "split",
+          clinfer_attr_new_ints (sc->split, sc->n_out));
+    } else {
+      in[1] = op_test_constant (g, "parts", CLINFER_TYPE_I64, 1, nd,
+          sc->split);
+      n = op_test_node (g, "Split", "", "split", 2, in, sc->n_out);
+    }
+    clinfer_node_set_attr (n, "axis", clinfer_attr_new_int (sc->axis));
+    clinfer_graph_add_output (g, (ClinferPortRef) { n, k }, "y");
+    op_test_check_cpu_kernel (g, NULL, sc->opset, inputs, 1, "split_rows",
+        what);
+  }
 }
 
 typedef struct {
@@ -339,6 +399,11 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (split_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/cpu/split/%s",
+        split_cases[i].name);
+    g_test_add_data_func (path, &split_cases[i], test_split);
+  }
   for (gsize i = 0; i < G_N_ELEMENTS (concat_cases); i++) {
     g_autofree char *path = g_strdup_printf ("/cpu/concat/%s",
         concat_cases[i].name);

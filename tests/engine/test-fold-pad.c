@@ -2,7 +2,9 @@
  * against the reference eval (ranks 2 to 5, 1/4/8-byte elements, fill 0
  * and other values, unpadded trailing dims merged into rows, pads as an
  * input or an attribute; cropping pads left
- * to the reference eval), and the fold-pad pass (engine/passes/fold-pad.c): a Pad
+ * to the reference eval; reflect and edge modes: along the last dim, on
+ * H and W, pads wider than the extent, unpadded trailing dims as one
+ * element, 1- and 8-byte values, split between the threads), and the fold-pad pass (engine/passes/fold-pad.c): a Pad
  * of zeros on the spatial dims before a Conv (strided, asymmetric, added
  * to the Conv's own pads; pads as an input or, opset 10, an attribute), an
  * AveragePool (count_include_pad becomes 1) or a MaxPool over a Relu's
@@ -242,6 +244,7 @@ typedef struct {
   double value;
   int opset;
   const char *kernel;        /* expected in the profile */
+  const char *mode;          /* NULL: constant */
 } PadCase;
 
 static const PadCase pad_cases[] = {
@@ -264,6 +267,22 @@ static const PadCase pad_cases[] = {
     { 0, 0, 0, 0, 0, 0 }, 0.0, 13, "pad_rows" },
   { "f32-crop-reference", CLINFER_TYPE_F32, 4, { 1, 3, 8, 8 },
     { 0, 0, -1, 1, 0, 0, 1, -2 }, 0.0, 13, "reference" },
+  /* basic-pitch's audio frames: reflect along the samples */
+  { "reflect-last-dim", CLINFER_TYPE_F32, 3, { 1, 1, 50 },
+    { 0, 0, 5, 0, 0, 7 }, 0.0, 13, "pad_reflect_rows", "reflect" },
+  { "reflect-h-w", CLINFER_TYPE_F32, 4, { 1, 3, 6, 7 },
+    { 0, 0, 2, 1, 0, 0, 3, 2 }, 0.0, 13, "pad_reflect_rows", "reflect" },
+  /* pads beyond the extent wrap as the reference eval has them */
+  { "reflect-wide", CLINFER_TYPE_F32, 3, { 2, 4, 3 },
+    { 0, 0, 4, 0, 0, 5 }, 0.0, 13, "pad_reflect_rows", "reflect" },
+  { "reflect-trailing-merged", CLINFER_TYPE_F32, 4, { 1, 4, 5, 3 },
+    { 0, 1, 0, 0, 0, 2, 0, 0 }, 0.0, 13, "pad_reflect_rows", "reflect" },
+  { "edge-u8-trailing", CLINFER_TYPE_U8, 4, { 2, 3, 5, 1 },
+    { 0, 0, 3, 0, 0, 0, 2, 0 }, 0.0, 13, "pad_edge_rows", "edge" },
+  { "edge-i64-opset10", CLINFER_TYPE_I64, 2, { 3, 4 }, { 2, 1, 1, 3 }, 0.0,
+    10, "pad_edge_rows", "edge" },
+  { "edge-threads", CLINFER_TYPE_F32, 3, { 8, 120, 100 },
+    { 0, 2, 3, 0, 1, 4 }, 0.0, 13, "pad_edge_rows", "edge" },
 };
 
 static ClinferTensor *
@@ -303,6 +322,8 @@ pad_graph (const PadCase *pc)
         clinfer_tensor_get_const_data (v));
     p = op_test_node (g, "Pad", "", "pad", 3, in, 1);
   }
+  if (pc->mode)
+    clinfer_node_set_attr (p, "mode", clinfer_attr_new_string (pc->mode));
   clinfer_graph_add_output (g, (ClinferPortRef) { p, 0 }, "y");
   return g;
 }
