@@ -198,23 +198,28 @@ def make_tensor_file():
         f.write(t.SerializeToString())
 
 
-def make_pad_conv(mode='constant', name='pad-conv.onnx'):
+def make_pad_conv(name='pad-conv.onnx', ends=(1, 1)):
     """x [1,3,16,16] -> Pad (TensorFlow's SAME before a stride-2 conv:
     0 before, 1 after each spatial dim) 'pad' -> Conv 3x3 stride 2 'conv'
-    -> y [1,4,8,8]: fold-pad makes it one Conv. In reflect mode
-    (reflect-pad-conv.onnx) the Pad stays, on the reference kernel."""
+    -> y [1,4,8,8]: fold-pad makes it one Conv. With a negative end
+    (crop-pad-conv.onnx: 1 after H, 1 cropped after W) the Pad stays, on
+    the reference kernel: no fast kernel crops."""
     rng = np.random.default_rng(5)
+    w_out = (16 + ends[1] - 3) // 2 + 1
     inits = [numpy_helper.from_array(
                  rng.uniform(-0.5, 0.5, (4, 3, 3, 3)).astype(np.float32), 'w'),
              numpy_helper.from_array(
-                 np.array([0, 0, 0, 0, 0, 0, 1, 1], np.int64), 'pads')]
+                 np.array([0, 0, 0, 0, 0, 0, ends[0], ends[1]], np.int64),
+                 'pads')]
     g = helper.make_graph(
-        [helper.make_node('Pad', ['x', 'pads'], ['p'], name='pad', mode=mode),
+        [helper.make_node('Pad', ['x', 'pads'], ['p'], name='pad',
+                          mode='constant'),
          helper.make_node('Conv', ['p', 'w'], ['y'], name='conv',
                           kernel_shape=[3, 3], strides=[2, 2])],
         'pad_conv', [helper.make_tensor_value_info('x', TensorProto.FLOAT,
                                                    [1, 3, 16, 16])],
-        [helper.make_tensor_value_info('y', TensorProto.FLOAT, [1, 4, 8, 8])],
+        [helper.make_tensor_value_info('y', TensorProto.FLOAT,
+                                       [1, 4, 8, w_out])],
         inits)
     save(model(g), name)
 
@@ -222,7 +227,7 @@ def make_pad_conv(mode='constant', name='pad-conv.onnx'):
 def main():
     os.makedirs(OUT, exist_ok=True)
     make_pad_conv()
-    make_pad_conv('reflect', 'reflect-pad-conv.onnx')
+    make_pad_conv('crop-pad-conv.onnx', (1, -1))
     make_basic()
     make_subgraph()
     make_errors()

@@ -28,8 +28,11 @@ static const struct {
   { "", "Neg", clinfer_cpu_eltwise_factory },
   { "", "Abs", clinfer_cpu_eltwise_factory },
   { "", "Sqrt", clinfer_cpu_eltwise_factory },
+  { "", "Log", clinfer_cpu_eltwise_factory },
   { "", "ReduceSum", clinfer_cpu_eltwise_factory },
   { "", "ReduceMean", clinfer_cpu_eltwise_factory },
+  { "", "ReduceMax", clinfer_cpu_eltwise_factory },
+  { "", "ReduceMin", clinfer_cpu_eltwise_factory },
 };
 
 ClinferCpuKernelFactory

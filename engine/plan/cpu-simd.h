@@ -182,12 +182,17 @@ typedef struct {
   void (*binary_row) (int op, const float *a, int sa, const float *b, int sb,
       float *y, int64_t n);
   /* y = f (x) over @n floats; @op 0 Relu (x > 0 ? x : 0), 1 Neg, 2 Abs,
-   * 3 Sqrt. @y may be @x. */
+   * 3 Sqrt, 4 Log (a vector log within a few ulp of logf). @y may be
+   * @x. */
   void (*unary_row) (int op, const float *x, float *y, int64_t n);
   /* The sum of @n floats (in lanes, then across them). */
   float (*row_sum) (const float *x, int64_t n);
   /* acc[i] += x[i] for i < @n. */
   void (*add_row) (float *acc, const float *x, int64_t n);
+  /* The largest of @n > 0 floats (@min: the smallest), NaN when one is
+   * NaN; acc[i] = max (acc[i], x[i]) (@min: min), NaN sticking. */
+  float (*row_extreme) (const float *x, int64_t n, int min);
+  void (*extreme_row) (float *acc, const float *x, int64_t n, int min);
 } ClinferCpuSimd;
 
 /* The panel rows gemm_rows () should use for @m rows with @simd: from

@@ -5,8 +5,9 @@
  *   broadcast alike merge (y [1, 54, 256] = a [1, 54, 256] - b [1, 54, 1]
  *   is 54 rows of 256 minus one value each), and each row is one
  *   binary_row () call of the simd table.
- * - Relu, Neg, Abs, Sqrt.
- * - ReduceSum and ReduceMean whose reduced dims are adjacent (after
+ * - Relu, Neg, Abs, Sqrt, Log (a vector log, within a few ulp of logf).
+ * - ReduceSum, ReduceMean, ReduceMax and ReduceMin (NaN wins, as in the
+ *   reference eval) whose reduced dims are adjacent (after
  *   dropping dims of extent 1): [outer, reduced, inner] sums rows
  *   (inner 1) or adds inner-long rows.
  * Work splits between the threads by rows, or by chunks of a row when
@@ -25,8 +26,8 @@ typedef enum { ELT_BINARY, ELT_UNARY, ELT_REDUCE } EltKind;
 typedef struct {
   const ClinferCpuSimd *simd;
   EltKind kind;
-  int op;                    /* binary_row () / unary_row () op */
-  gboolean mean;             /* ELT_REDUCE: ReduceMean */
+  int op;                    /* binary_row () / unary_row () op; ELT_REDUCE:
+                              * 0 Sum, 1 Mean, 2 Max, 3 Min */
   ClinferShape in_shape[2];  /* the inputs as prepared */
   guint n_in;
   /* ELT_BINARY: merged dims, innermost last, and each operand's element
@@ -108,11 +109,32 @@ run_reduce (const EltState *st, const float *x, float *y)
       ? omp_get_max_threads () : 1;
   float count = (float) st->red;
 
+  if (st->inner == 1 && st->red < 16 && st->op < 2) {
+    /* Short rows (basic-pitch sums pairs: 53,148 rows of 2): in order
+     * here, a row_sum () call each would cost more than its adds. */
+    if (st->red == 2 && st->op == 0) {
+      /* pairs, in a form the compiler vectorises */
+#pragma omp parallel for schedule (static) if (nt > 1)
+      for (int64_t o = 0; o < st->outer; o++)
+        y[o] = x[2 * o] + x[2 * o + 1];
+      return;
+    }
+#pragma omp parallel for schedule (static) if (nt > 1)
+    for (int64_t o = 0; o < st->outer; o++) {
+      const float *xo = x + o * st->red;
+      float v = xo[0];
+      for (int64_t r = 1; r < st->red; r++)
+        v += xo[r];
+      y[o] = st->op == 1 ? v / count : v;
+    }
+    return;
+  }
   if (st->inner == 1) {
 #pragma omp parallel for schedule (static) if (nt > 1)
     for (int64_t o = 0; o < st->outer; o++) {
-      float sum = s->row_sum (x + o * st->red, st->red);
-      y[o] = st->mean ? sum / count : sum;
+      float v = st->op >= 2 ? s->row_extreme (x + o * st->red, st->red,
+          st->op == 3) : s->row_sum (x + o * st->red, st->red);
+      y[o] = st->op == 1 ? v / count : v;
     }
     return;
   }
@@ -129,8 +151,11 @@ run_reduce (const EltState *st, const float *x, float *y)
 
       memcpy (yo, xo, len * sizeof (float));
       for (int64_t r = 1; r < st->red; r++)
-        s->add_row (yo, xo + r * st->inner, len);
-      if (st->mean)
+        if (st->op >= 2)
+          s->extreme_row (yo, xo + r * st->inner, len, st->op == 3);
+        else
+          s->add_row (yo, xo + r * st->inner, len);
+      if (st->op == 1)
         s->binary_row (3, yo, 1, &count, 0, yo, len);
     }
   }
@@ -239,7 +264,10 @@ merge_reduce (EltState *st, const ClinferShape *x, const gboolean *mask)
 }
 
 static const char *const binary_ops[] = { "Add", "Sub", "Mul", "Div" };
-static const char *const unary_ops[] = { "Relu", "Neg", "Abs", "Sqrt" };
+static const char *const unary_ops[] = { "Relu", "Neg", "Abs", "Sqrt",
+  "Log" };
+static const char *const reduce_ops[] = { "ReduceSum", "ReduceMean",
+  "ReduceMax", "ReduceMin" };
 
 /* The kind and op of @node, FALSE when it has no kernel here. */
 static gboolean
@@ -260,8 +288,12 @@ node_kind (const ClinferNode *node, EltKind *kind, int *op)
       return TRUE;
     }
   *kind = ELT_REDUCE;
-  *op = clinfer_node_is_builtin_op (node, "", "ReduceMean") ? 1 : 0;
-  return *op == 1 || clinfer_node_is_builtin_op (node, "", "ReduceSum");
+  for (int i = 0; i < (int) G_N_ELEMENTS (reduce_ops); i++)
+    if (clinfer_node_is_builtin_op (node, "", reduce_ops[i])) {
+      *op = i;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 gboolean
@@ -298,7 +330,6 @@ clinfer_cpu_eltwise_factory (const ClinferNode *node, ClinferCpuIsa isa,
         return FALSE;
       break;
     case ELT_REDUCE:
-      st->mean = st->op == 1;
       if (!clinfer_reduce_const_mask (node, x->shape.rank, mask)
           || !merge_reduce (st, &x->shape, mask)
           || st->outer * st->inner != st->n_out || st->red == 0)

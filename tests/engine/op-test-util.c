@@ -345,12 +345,35 @@ op_test_count_ops (const ClinferGraph *g, const char *op_type)
   return n;
 }
 
-/* @g (one output) compiled for the CPU and run on @inputs: equal to @ref
- * (or @g) on the reference evals, and its last step ran on @kernel. */
+/* Units in the last place between two f32 values of one sign (the
+ * distance of their bit patterns); G_MAXINT64 across signs. */
+static int64_t
+ulps_apart (float a, float b)
+{
+  int32_t ia, ib;
+
+  if (a == b)
+    return 0;
+  if (signbit (a) != signbit (b))
+    return G_MAXINT64;
+  memcpy (&ia, &a, 4);
+  memcpy (&ib, &b, 4);
+  return ia > ib ? (int64_t) ia - ib : (int64_t) ib - ia;
+}
+
 void
 op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
     ClinferTensor *const *inputs, guint n_in, const char *kernel,
     const char *what)
+{
+  op_test_check_cpu_kernel_ulps (g, ref, opset, inputs, n_in, kernel, what,
+      0);
+}
+
+void
+op_test_check_cpu_kernel_ulps (ClinferGraph *g, ClinferGraph *ref, int opset,
+    ClinferTensor *const *inputs, guint n_in, const char *kernel,
+    const char *what, int max_ulps)
 {
   g_autoptr (ClinferTensor) want = NULL;
   g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
@@ -385,14 +408,15 @@ op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
   got = clinfer_request_get_output (r, 0);
   g_assert_true (clinfer_shape_equal (clinfer_tensor_get_shape (got),
           clinfer_tensor_get_shape (want)));
-  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (want); i++)
-    if (clinfer_tensor_get_as_double (got, i)
-        != clinfer_tensor_get_as_double (want, i)
-        && !(isnan (clinfer_tensor_get_as_double (got, i))
-            && isnan (clinfer_tensor_get_as_double (want, i))))
-      g_error ("%s: element %" G_GINT64_FORMAT ": %g, want %g", what, i,
-          clinfer_tensor_get_as_double (got, i),
-          clinfer_tensor_get_as_double (want, i));
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (want); i++) {
+    double a = clinfer_tensor_get_as_double (got, i);
+    double b = clinfer_tensor_get_as_double (want, i);
+    if (a != b && !(isnan (a) && isnan (b))
+        && (max_ulps == 0 || isnan (a) || isnan (b)
+            || ulps_apart ((float) a, (float) b) > max_ulps))
+      g_error ("%s: element %" G_GINT64_FORMAT ": %.9g, want %.9g", what, i,
+          a, b);
+  }
   e = clinfer_request_get_profile (r, &n);
   g_assert_cmpuint (n, >=, 1);
   g_assert_cmpstr (e[n - 1].kernel, ==, kernel);

@@ -38,6 +38,11 @@ ClinferNode *op_test_node (ClinferGraph *g, const char *op_type,
 void op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
     ClinferTensor *const *inputs, guint n_in, const char *kernel,
     const char *what);
+/* The same within @max_ulps units in the last place (f32 outputs; NaN
+ * where the reference has NaN, infinities equal). */
+void op_test_check_cpu_kernel_ulps (ClinferGraph *g, ClinferGraph *ref,
+    int opset, ClinferTensor *const *inputs, guint n_in, const char *kernel,
+    const char *what, int max_ulps);
 /* Nodes of @g whose op type is @op_type. */
 guint op_test_count_ops (const ClinferGraph *g, const char *op_type);
 /* Resolves every node and infers shapes in topological order. */

@@ -4,9 +4,13 @@
  * has): Add/Sub/Mul/Div with every broadcast pattern (same shape, a row,
  * a column, a scalar, both operands broadcast, a constant first operand,
  * rank 5, one large enough to split between the threads by rows and one
- * by chunks of a row); Relu, Neg, Abs, Sqrt over negative, zero, NaN and
- * infinite values; ReduceSum and ReduceMean over the last, a middle, the
- * first and all axes, with keepdims 0, axes as an input, dims of extent 1
+ * by chunks of a row); Relu, Neg, Abs, Sqrt, Log over negative, zero,
+ * NaN, infinite and subnormal values (Log within 2 ulp of logf, also
+ * across the whole range, near 1 and near its sqrt (1/2) split);
+ * ReduceMax and ReduceMin over the last, a middle and all axes, with NaN
+ * (it wins) and infinities, split between the threads; ReduceSum and
+ * ReduceMean over the last (rows of 2 and of 3 too), a middle, the first
+ * and all axes, with keepdims 0, axes as an input, dims of extent 1
  * between the reduced ones, and non-adjacent axes (the reference eval
  * then). Inputs are small integers, so sums are exact in f32 too. */
 #include "op-test-util.h"
@@ -108,10 +112,21 @@ test_unary (gconstpointer data)
     xv[i * 37] = special[i];
     xv[3 * 1029 - 1 - i] = special[i];
   }
+  /* Log: values across the whole range too (subnormal to huge, near 1,
+   * near the sqrt (1/2) split), in the vector body. */
+  if (strcmp (op, "Log") == 0)
+    for (int i = 0; i < 2000; i++) {
+      int k = 400 + i;
+      xv[k] = i < 500 ? ldexpf (1.f + (float) i / 500.f, i / 2 - 149)
+          : i < 1000 ? 1.f + (float) (i - 750) * 1e-6f
+          : i < 1500 ? 0.70710677f + (float) (i - 1250) * 1e-7f
+          : ldexpf (1.f + (float) (i % 97) / 97.f, (i - 1500) / 4 - 60);
+    }
   in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
   n = op_test_node (g, op, "", "op", 1, in, 1);
   clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
-  op_test_check_cpu_kernel (g, NULL, 13, inputs, 1, kernel, op);
+  op_test_check_cpu_kernel_ulps (g, NULL, 13, inputs, 1, kernel, op,
+      strcmp (op, "Log") == 0 ? 2 : 0);
 }
 
 typedef struct {
@@ -123,6 +138,7 @@ typedef struct {
   int keepdims;
   int opset;                 /* 18: axes as an input */
   gboolean ours;
+  gboolean specials;         /* NaN at 7 and n / 3, inf at 2, -inf at 5 */
 } ReduceCase;
 
 static const ReduceCase reduce_cases[] = {
@@ -134,6 +150,20 @@ static const ReduceCase reduce_cases[] = {
   { "sum-ones-between", "ReduceSum", 4, { 2, 3, 1, 5 }, 2, { 1, 3 }, 1, 13, TRUE },
   { "mean-split", "ReduceMean", 2, { 4, 70000 }, 1, { 0 }, 1, 13, TRUE },
   { "sum-apart", "ReduceSum", 3, { 3, 4, 5 }, 2, { 0, 2 }, 1, 13, FALSE },
+  /* basic-pitch's: pairs summed (53,148 rows of 2) */
+  { "sum-pairs", "ReduceSum", 4, { 1, 309, 172, 2 }, 1, { -1 }, 0, 13, TRUE },
+  { "mean-short-rows", "ReduceMean", 3, { 5, 7, 3 }, 1, { 2 }, 1, 13, TRUE },
+  { "max-last", "ReduceMax", 3, { 1, 54, 256 }, 1, { -1 }, 1, 13, TRUE },
+  { "min-middle", "ReduceMin", 3, { 2, 40, 37 }, 1, { 1 }, 0, 13, TRUE },
+  /* basic-pitch's: all of 1 x 172 x 309 to one value */
+  { "max-all", "ReduceMax", 3, { 1, 172, 309 }, 0, { 0 }, 0, 13, TRUE },
+  { "min-all-specials", "ReduceMin", 2, { 3, 1000 }, 0, { 0 }, 0, 13, TRUE,
+    TRUE },
+  { "max-last-specials", "ReduceMax", 2, { 30, 100 }, 1, { 1 }, 1, 13, TRUE,
+    TRUE },
+  { "max-middle-specials", "ReduceMax", 3, { 4, 30, 50 }, 1, { 1 }, 1, 18,
+    TRUE, TRUE },
+  { "min-split", "ReduceMin", 2, { 4, 70000 }, 1, { 0 }, 1, 13, TRUE },
 };
 
 static void
@@ -150,6 +180,14 @@ test_reduce (gconstpointer data)
   ClinferNode *in[2], *n;
   /* ReduceSum takes its axes as an input from opset 13. */
   gboolean axes_input = c->opset >= 18 || strcmp (c->op, "ReduceSum") == 0;
+  float *xv = clinfer_tensor_get_data (x);
+
+  if (c->specials) {
+    int64_t len = clinfer_tensor_get_n_elements (x);
+    xv[7] = xv[len / 3] = NAN;
+    xv[2] = INFINITY;
+    xv[5] = -INFINITY;
+  }
 
   in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
   in[1] = axes_input && c->n_axes
@@ -165,7 +203,7 @@ test_reduce (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  static const char *const unary[] = { "Relu", "Neg", "Abs", "Sqrt" };
+  static const char *const unary[] = { "Relu", "Neg", "Abs", "Sqrt", "Log" };
 
   g_test_init (&argc, &argv, NULL);
   for (gsize i = 0; i < G_N_ELEMENTS (binary_cases); i++) {

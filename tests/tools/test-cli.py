@@ -259,17 +259,17 @@ def test_benchmark(c, bench_exe, model, tmp, inputs):
     dev = [i for i, l in enumerate(lines) if l.startswith("device=")]
     c.check(prof and dev and prof[0] < dev[0], "profile table before the summary",
             out)
-    # Steps on reference kernels are listed after the table: a Pad in
-    # reflect mode (the Pad kernel takes constant mode only); a constant
-    # Pad that fold-pad folds into the Conv is gone.
+    # Steps on reference kernels are listed after the table: a Pad that
+    # crops (no fast kernel crops); a constant Pad that fold-pad folds
+    # into the Conv is gone.
     data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
                         "data", "onnx")
     pad_model = os.path.join(data, "pad-conv.onnx")
-    rc, out, err = run([bench_exe, os.path.join(data, "reflect-pad-conv.onnx"),
+    rc, out, err = run([bench_exe, os.path.join(data, "crop-pad-conv.onnx"),
                         "--iterations", "3", "--profile"])
     lines = out.splitlines()
     c.check(rc == 0 and "reference_steps=1" in lines
-            and any(re.match(r"^  Pad 'pad' 1x3x17x17  [0-9.]+ ms$", l)
+            and any(re.match(r"^  Pad 'pad' 1x3x17x15  [0-9.]+ ms$", l)
                     for l in lines)
             and any(l.startswith("on reference kernels: 1 of 2 steps")
                     for l in lines),
