@@ -976,6 +976,101 @@ test_matmul_activations (void)
   }
 }
 
+/* Transpose @x by @perm (rank @r). */
+static ClinferNode *
+transpose_node (ClinferGraph *g, const char *name, ClinferNode *x,
+    const int64_t *perm, int r)
+{
+  ClinferNode *t = add_node (g, "Transpose", name, x, NULL);
+
+  clinfer_node_set_attr (t, "perm", clinfer_attr_new_ints (perm, r));
+  return t;
+}
+
+/* @x [1, 5, 6] reshaped to [1, 5, 2, 3] (tokens, heads, dim). */
+static ClinferNode *
+heads (ClinferGraph *g, const char *name, ClinferNode *x)
+{
+  static const int64_t hd[] = { 1, 5, 2, 3 }, four[] = { 4 };
+  g_autofree char *sn = g_strdup_printf ("%s/shape", name);
+
+  return add_node (g, "Reshape", name, x,
+      op_test_constant (g, sn, CLINFER_TYPE_I64, 1, four, hd));
+}
+
+/* Attention's head Transposes become strides of the MatMuls of two
+ * activations (lore's pattern): q, v to [1, heads, tokens, dim], k to
+ * [1, heads, dim, tokens], the result back to [1, tokens, heads, dim].
+ * Mode 0: all four fused; 1: q's transposed tensor also read by an Add,
+ * so that one stays a step (three fused); 2: rank 3, a Transpose (0, 2,
+ * 1) on B only, a Relu after the MatMul. The result is the reference's
+ * at 1 and 2 threads. */
+static void
+test_matmul_transposes (void)
+{
+  static const int64_t p0213[] = { 0, 2, 1, 3 }, p0231[] = { 0, 2, 3, 1 };
+  static const int64_t p021[] = { 0, 2, 1 }, back[] = { 1, 5, 6 },
+      three[] = { 3 };
+
+  for (int t = 0; t < 6; t++) {
+    int mode = t % 3, threads = t < 3 ? 1 : 2;
+    g_autoptr (GRand) rand = g_rand_new_with_seed (21);
+    ClinferGraph *g = op_test_graph (13);
+    int64_t td[] = { 1, 5, 6 }, ad[] = { 2, 4, 5 }, bd[] = { 2, 7, 5 };
+    ClinferShape ts = clinfer_shape_make (3, td);
+    ClinferShape as = clinfer_shape_make (3, ad), bs = clinfer_shape_make (3, bd);
+    g_autoptr (ClinferTensor) q = op_test_random (rand, 3, mode == 2 ? ad : td);
+    g_autoptr (ClinferTensor) k = op_test_random (rand, 3, mode == 2 ? bd : td);
+    g_autoptr (ClinferTensor) v = op_test_random (rand, 3, td);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    ClinferTensor *inputs[3] = { q, k, v };
+    ClinferNode *qn, *kn, *vn, *y;
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    if (mode == 2) {
+      qn = clinfer_graph_add_input (g, "q", CLINFER_TYPE_F32, &as);
+      kn = add_node (g, "Relu", "kr",
+          clinfer_graph_add_input (g, "k", CLINFER_TYPE_F32, &bs), NULL);
+      y = add_node (g, "MatMul", "mm", qn, transpose_node (g, "kt", kn, p021,
+              3));
+      y = add_node (g, "Relu", "out", y, NULL);
+    } else {
+      qn = transpose_node (g, "qt", heads (g, "qh",
+              clinfer_graph_add_input (g, "q", CLINFER_TYPE_F32, &ts)), p0213,
+          4);
+      kn = transpose_node (g, "kt", heads (g, "kh",
+              clinfer_graph_add_input (g, "k", CLINFER_TYPE_F32, &ts)), p0231,
+          4);
+      vn = transpose_node (g, "vt", heads (g, "vh",
+              clinfer_graph_add_input (g, "v", CLINFER_TYPE_F32, &ts)), p0213,
+          4);
+      y = add_node (g, "MatMul", "scores", qn, kn);
+      y = add_node (g, "Softmax", "softmax", y, NULL);
+      y = add_node (g, "MatMul", "mix", y, vn);
+      if (mode == 1)
+        y = add_node (g, "Add", "plus-q", y, qn);
+      y = transpose_node (g, "yt", y, p0213, 4);
+      y = add_node (g, "Reshape", "merge", y,
+          op_test_constant (g, "back", CLINFER_TYPE_I64, 1, three, back));
+    }
+    clinfer_graph_add_output (g, (ClinferPortRef) { y, 0 }, "y");
+    g_assert_true (op_test_prepare (g, &err));
+    g_assert_no_error (err);
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    got = run_cpu (g, inputs, mode == 2 ? 2 : 3, threads, &n_onednn, &n_steps);
+    /* mode 1: q's Transpose has two readers; the Add sits between mix
+     * and yt, which then no longer follows a MatMul. mode 2: the Relu is
+     * fused too. */
+    g_assert_cmpuint (last_n_fused, ==, mode == 1 ? 2 : mode == 0 ? 4 : 2);
+    if (mode == 2)
+      g_assert_nonnull (strstr (last_kernels->str, "post-op of MatMul"));
+    g_assert_nonnull (strstr (last_kernels->str, "onednn-fused:strides of"));
+    op_test_assert_close (got, ref, "matmul transposes");
+  }
+}
+
 /* A MatMul with few rows and over 1 MB of weights runs on clinfer's GEMM
  * by column panels: 37 rows (panels of 10 rows with 16-float vectors,
  * of 6 or 3 below: the last one partial), 2900 columns (the last panel
@@ -1907,6 +2002,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/matmul-gemm", test_matmul_gemm);
   g_test_add_func ("/onednn/matmul-relu-unfused", test_matmul_relu_unfused);
+  g_test_add_func ("/onednn/matmul-transposes", test_matmul_transposes);
   g_test_add_func ("/onednn/matmul-activations", test_matmul_activations);
   g_test_add_func ("/onednn/softmax", test_softmax);
   g_test_add_func ("/onednn/softmax-split", test_softmax_split);

@@ -810,7 +810,8 @@ matmul_fused (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
   for (guint j = st - &g_array_index (oplan->plan->steps, ClinferStep, 0) + 1;
       j < oplan->plan->steps->len; j++) {
     ClinferStep *f = &g_array_index (oplan->plan->steps, ClinferStep, j);
-    if (oplan->fused_into[j] != (int) s->step)
+    /* Transposes: strides, matmul_activations_build () */
+    if (oplan->fused_into[j] != (int) s->step || is_op (f->node, "Transpose"))
       continue;
     s->out_slot = f->out_slots[0];
     if (is_op (f->node, "Relu"))
@@ -1030,8 +1031,64 @@ plain_md (const ClinferShape *shape, dnnl_memory_desc_t *md)
       tags[shape->rank]);
 }
 
-/* MatMul of two activations: oneDNN's primitive on the plain slots, B
- * bound as the weights argument every run (z operand, z_as_weights). */
+/* @md: @shape read through the strides of a dense tensor that Transpose
+ * @perm relates to it: @shape is perm of that tensor (@input: a
+ * Transpose's output read from its input) or that tensor is perm of
+ * @shape (a Transpose's input written into its output). */
+static void
+transposed_md (const ClinferShape *shape, const int *perm, gboolean input,
+    dnnl_memory_desc_t *md)
+{
+  int r = shape->rank;
+  dnnl_dims_t d, dense_dims, dense, strides;
+
+  for (int i = 0; i < r; i++) {
+    d[i] = shape->dims[i];
+    /* the dense tensor's dims */
+    dense_dims[input ? perm[i] : i] = input ? shape->dims[i]
+        : shape->dims[perm[i]];
+  }
+  dense[r - 1] = 1;
+  for (int i = r - 2; i >= 0; i--)
+    dense[i] = dense[i + 1] * dense_dims[i + 1];
+  for (int i = 0; i < r; i++) {
+    if (input)
+      strides[i] = dense[perm[i]];
+    else
+      strides[perm[i]] = dense[i];
+  }
+  dnnl_memory_desc_init_by_strides (md, r, d, dnnl_f32, strides);
+}
+
+/* The Transposes fused into MatMul step @st (fuse_matmul_transposes ()):
+ * its operands' descriptors with their strides. */
+static void
+matmul_transposed_mds (ClinferOnednnPlan *oplan, const OnednnStep *s,
+    const ClinferStep *st, dnnl_memory_desc_t *amd, dnnl_memory_desc_t *bmd,
+    dnnl_memory_desc_t *ymd)
+{
+  const ClinferNode *node = st->node;
+  int r = node->outputs[0].shape.rank, perm[CLINFER_MAX_RANK];
+
+  for (guint j = 0; j < oplan->plan->steps->len; j++) {
+    ClinferStep *t = &g_array_index (oplan->plan->steps, ClinferStep, j);
+    if (oplan->fused_into[j] != (int) s->step || !is_op (t->node, "Transpose")
+        || !clinfer_transpose_perm (t->node, r, perm, NULL))
+      continue;
+    if (t->out_slots[0] == st->in_slots[0])
+      transposed_md (&clinfer_node_input_desc (node, 0)->shape, perm, TRUE,
+          amd);
+    else if (t->out_slots[0] == st->in_slots[1])
+      transposed_md (&clinfer_node_input_desc (node, 1)->shape, perm, TRUE,
+          bmd);
+    else
+      transposed_md (&node->outputs[0].shape, perm, FALSE, ymd);
+  }
+}
+
+/* MatMul of two activations: oneDNN's primitive on the plain slots (or
+ * through the strides of fused Transposes), B bound as the weights
+ * argument every run (z operand, z_as_weights). */
 static gboolean
 matmul_activations_build (ClinferOnednnPlan *oplan, OnednnStep *s,
     const ClinferStep *st, ClinferPortDesc *bias, GError **error)
@@ -1050,6 +1107,7 @@ matmul_activations_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   plain_md (&a->shape, &amd);
   plain_md (&b->shape, &bmd);
   plain_md (y, &ymd);
+  matmul_transposed_mds (oplan, s, st, &amd, &bmd, &ymd);
   bd[y->rank - 1] = y->dims[y->rank - 1];
   dnnl_memory_desc_init_by_tag (&biasmd, y->rank, bd, dnnl_f32,
       y->rank == 3 ? dnnl_abc : dnnl_abcd);
