@@ -1003,14 +1003,16 @@ heads (ClinferGraph *g, const char *name, ClinferNode *x)
  * [1, heads, dim, tokens], the result back to [1, tokens, heads, dim].
  * Mode 0: all four fused; 1: q's transposed tensor also read by an Add,
  * so that one stays a step (three fused); 2: rank 3, a Transpose (0, 2,
- * 1) on B only, a Relu after the MatMul. The result is the reference's
- * at 1 and 2 threads. */
+ * 1) on B only, a Relu after the MatMul. The scores' Div by sqrt (d) is
+ * the first MatMul's post-op. The result is the reference's at 1 and 2
+ * threads. */
 static void
 test_matmul_transposes (void)
 {
   static const int64_t p0213[] = { 0, 2, 1, 3 }, p0231[] = { 0, 2, 3, 1 };
   static const int64_t p021[] = { 0, 2, 1 }, back[] = { 1, 5, 6 },
       three[] = { 3 };
+  static const float sqrt_d = 1.7320508f;
 
   for (int t = 0; t < 6; t++) {
     int mode = t % 3, threads = t < 3 ? 1 : 2;
@@ -1046,6 +1048,8 @@ test_matmul_transposes (void)
               clinfer_graph_add_input (g, "v", CLINFER_TYPE_F32, &ts)), p0213,
           4);
       y = add_node (g, "MatMul", "scores", qn, kn);
+      y = add_node (g, "Div", "scale", y, op_test_constant (g, "sqrt-d",
+              CLINFER_TYPE_F32, 0, NULL, &sqrt_d));
       y = add_node (g, "Softmax", "softmax", y, NULL);
       y = add_node (g, "MatMul", "mix", y, vn);
       if (mode == 1)
@@ -1063,7 +1067,10 @@ test_matmul_transposes (void)
     /* mode 1: q's Transpose has two readers; the Add sits between mix
      * and yt, which then no longer follows a MatMul. mode 2: the Relu is
      * fused too. */
-    g_assert_cmpuint (last_n_fused, ==, mode == 1 ? 2 : mode == 0 ? 4 : 2);
+    g_assert_cmpuint (last_n_fused, ==, mode == 1 ? 3 : mode == 0 ? 5 : 2);
+    if (mode != 2)
+      g_assert_nonnull (strstr (last_kernels->str,
+              "onednn-fused:post-op of MatMul 'scores'"));
     if (mode == 2)
       g_assert_nonnull (strstr (last_kernels->str, "post-op of MatMul"));
     g_assert_nonnull (strstr (last_kernels->str, "onednn-fused:strides of"));

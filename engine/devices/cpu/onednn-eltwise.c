@@ -800,8 +800,9 @@ clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
 }
 
 /* The bias Add fused into MatMul step @st (fuse_matmul_bias), or NULL;
- * sets s->mm_relu for a fused Relu (fuse_matmul_relu) and the MatMul's
- * output slot to the last fused step's. */
+ * the eltwise steps fused after it (fuse_matmul_relu) as s->post
+ * (s->mm_relu for a Relu, which the GEMM takes) and the MatMul's output
+ * slot set to the last fused step's. */
 static ClinferPortDesc *
 matmul_fused (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
 {
@@ -810,32 +811,41 @@ matmul_fused (ClinferOnednnPlan *oplan, OnednnStep *s, const ClinferStep *st)
   for (guint j = st - &g_array_index (oplan->plan->steps, ClinferStep, 0) + 1;
       j < oplan->plan->steps->len; j++) {
     ClinferStep *f = &g_array_index (oplan->plan->steps, ClinferStep, j);
+    guint src;
     /* Transposes: strides, matmul_activations_build () */
     if (oplan->fused_into[j] != (int) s->step || is_op (f->node, "Transpose"))
       continue;
+    /* the bias: a fused Add of a constant of N values (the last dim)
+     * reading the MatMul's own output, as fuse_matmul_bias () takes */
+    ClinferPortDesc *c = is_op (f->node, "Add") && f->node->n_inputs == 2
+        ? clinfer_node_input_desc (f->node,
+            f->in_slots[0] == st->out_slots[0] ? 1 : 0) : NULL;
+    if (c && c->value && s->out_slot == st->out_slots[0]
+        && clinfer_tensor_get_n_elements (c->value)
+        == st->node->outputs[0].shape.dims[st->node->outputs[0].shape.rank - 1]) {
+      bias = c;
+    } else if (s->n_post < ONEDNN_MAX_POST_OPS
+        && clinfer_onednn_eltwise_spec (f->node, &s->post[s->n_post], &src)) {
+      s->mm_relu |= is_op (f->node, "Relu");
+      s->n_post++;
+    }
     s->out_slot = f->out_slots[0];
-    if (is_op (f->node, "Relu"))
-      s->mm_relu = TRUE;
-    else
-      bias = clinfer_node_input_desc (f->node,
-          f->in_slots[0] == st->out_slots[0] ? 1 : 0);
   }
   return bias;
 }
 
-/* oneDNN's primitive for matmul @mm, with a Relu post-op when one is
- * fused. */
+/* oneDNN's primitive for matmul @mm, with the fused eltwise steps as
+ * post-ops. */
 static dnnl_primitive_desc_t
 matmul_pd (ClinferOnednnPlan *oplan, const OnednnStep *s,
     const dnnl_matmul_desc_t *mm, GError **error)
 {
-  const OnednnEltwise relu = { .alg = dnnl_eltwise_relu };
   dnnl_primitive_attr_t attr = NULL;
   dnnl_primitive_desc_t pd;
 
-  if (!s->mm_relu)
+  if (s->n_post == 0)
     return make_pd (oplan, mm, error);
-  if (!clinfer_onednn_eltwise_attr (&relu, 1, &attr, error))
+  if (!clinfer_onednn_eltwise_attr (s->post, s->n_post, &attr, error))
     return NULL;
   pd = pd_with_attr (oplan, mm, attr);
   dnnl_primitive_attr_destroy (attr);

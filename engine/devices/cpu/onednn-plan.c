@@ -362,28 +362,46 @@ fuse_matmul_bias (ClinferOnednnPlan *oplan, guint i, guint j,
  * writes to slot @cur: a transformer's first feed-forward layer. Fused
  * the same way; the MatMul applies it as it stores its tiles, where a
  * step of its own would read the whole output back (lore's 1 x 54 x
- * 2048 at 2 threads: 0.12 ms, the other thread's columns included). */
+ * 2048 at 2 threads: 0.12 ms, the other thread's columns included). A
+ * MatMul of two activations always runs on oneDNN's primitive, which
+ * takes any eltwise post-ops: there a chain of claimed eltwise steps is
+ * fused (attention's scores divided by sqrt (d)). */
 static void
 fuse_matmul_relu (ClinferOnednnPlan *oplan, guint i, guint cur,
     const guint *n_readers, const guint *reader, gboolean *claimed,
     OnednnOpKind *kinds)
 {
   ClinferPlan *plan = oplan->plan;
-  ClinferStep *relu;
+  ClinferStep *mm = &g_array_index (plan->steps, ClinferStep, i);
+  ClinferPortDesc *b = clinfer_node_input_desc (mm->node, 1);
+  gboolean any_eltwise = b && b->value == NULL;
 
-  if (n_readers[cur] != 1
-      || g_array_index (plan->slots, ClinferSlot, cur).is_output)
-    return;
-  relu = &g_array_index (plan->steps, ClinferStep, reader[cur]);
-  if (!clinfer_node_is_builtin_op (relu->node, "", "Relu")
-      || relu->node->n_inputs != 1 || relu->in_slots[0] != cur
-      || relu->node->outputs[0].type != CLINFER_TYPE_F32
-      || g_array_index (plan->slots, ClinferSlot,
-          relu->out_slots[0]).kind != CLINFER_SLOT_ARENA)
-    return;
-  claimed[reader[cur]] = TRUE;
-  kinds[reader[cur]] = ONEDNN_OP_FUSED;
-  oplan->fused_into[reader[cur]] = i;
+  for (guint n_post = 0; n_post < ONEDNN_MAX_POST_OPS; n_post++) {
+    ClinferStep *next;
+    OnednnEltwise e;
+    guint src;
+    if (n_readers[cur] != 1
+        || g_array_index (plan->slots, ClinferSlot, cur).is_output)
+      return;
+    next = &g_array_index (plan->steps, ClinferStep, reader[cur]);
+    if (next->node->outputs[0].type != CLINFER_TYPE_F32
+        || g_array_index (plan->slots, ClinferSlot,
+            next->out_slots[0]).kind != CLINFER_SLOT_ARENA)
+      return;
+    if (!(clinfer_node_is_builtin_op (next->node, "", "Relu")
+            && next->node->n_inputs == 1 && next->in_slots[0] == cur)
+        && !(any_eltwise && claimed[reader[cur]]
+            && kinds[reader[cur]] == ONEDNN_OP_ELTWISE
+            && clinfer_onednn_eltwise_spec (next->node, &e, &src)
+            && next->in_slots[src] == cur))
+      return;
+    claimed[reader[cur]] = TRUE;
+    kinds[reader[cur]] = ONEDNN_OP_FUSED;
+    oplan->fused_into[reader[cur]] = i;
+    if (!any_eltwise)
+      return;
+    cur = next->out_slots[0];
+  }
 }
 
 /* Post-op fusion: a claimed conv followed by eltwise steps, each the
