@@ -352,6 +352,7 @@ clinfer_pass_hoist_strides (ClinferGraph *graph, const ClinferPassContext *ctx,
     ClinferNode *node = g_ptr_array_index (order, i);
     ClinferPortRef t = { node, 0 }, in;
     Hoist h = { graph, 1, 1, FALSE, 0, dead };
+    gboolean reinferred = FALSE;
     guint uses;
 
     if (g_hash_table_contains (removed, node) || node->n_outputs != 1
@@ -384,7 +385,9 @@ clinfer_pass_hoist_strides (ClinferGraph *graph, const ClinferPassContext *ctx,
     }
     g_ptr_array_set_size (dead, 0);
     *changed = TRUE;
-    if (!clinfer_graph_resolve_ops (graph, error))
+    /* Shapes right again before the next rewrite looks at them. */
+    if (!clinfer_graph_resolve_ops (graph, error)
+        || !clinfer_pass_infer_shapes (graph, ctx, &reinferred, error))
       return FALSE;
   }
   return TRUE;
