@@ -2,7 +2,8 @@
  * (the dims from axis on), in acc_t: y = (x - mean) / sqrt (var + eps) *
  * scale + bias, scale and bias broadcast to the normalised dims through
  * element strides over @dims; the optional Mean and InvStdDev outputs
- * (@n_stats of them, f32) get one value per row. */
+ * (@n_stats of them, f32) get one value per row. With @std_form,
+ * com.clinfer LayerNormStd: (x - mean) / (sqrt (var * var_scale) + eps). */
 
 /* Computed in acc_t: float, or double in the f64 build (-DNORM_F64, where
  * the device has cl_khr_fp64), which also stores double: data_t is
@@ -19,7 +20,8 @@ __kernel void
 layer_norm (__global const data_t *x, __global const data_t *scale,
     __global const data_t *bias, __global data_t *y, __global float *mean_out,
     __global float *inv_out, int n_stats, int outer, int inner, float eps,
-    int has_bias, int rank, int8 dims, int8 ss, int8 bs)
+    int has_bias, int rank, int8 dims, int8 ss, int8 bs, int std_form,
+    float var_scale)
 {
   int o = get_global_id (0);
   if (o >= outer)
@@ -39,7 +41,8 @@ layer_norm (__global const data_t *x, __global const data_t *scale,
     var += v * v;
   }
   var /= (acc_t) inner;
-  acc_t inv = 1.0f / sqrt (var + eps);
+  acc_t inv = std_form ? 1.0f / (sqrt (var * (acc_t) var_scale) + eps)
+      : 1.0f / sqrt (var + eps);
   if (n_stats > 0)
     mean_out[o] = mean;
   if (n_stats > 1)

@@ -15,7 +15,8 @@
  *   y = [Add (] Div ([Mul (scale,] d [)], Add (Sqrt (V), eps)) [, bias)]
  *   V = ReduceMean (Pow (d', 2)) [* k] [/ k'], d' = d or Sub (x, ReduceMean (x))
  * becomes one com.clinfer LayerNormStd node, for devices that run it
- * (ClinferPassContext.layer_norm_std: the CPU device). Compile only. */
+ * (ClinferPassContext.layer_norm_std: the CPU and GPU devices). Compile
+ * only. */
 #include "passes/passes.h"
 #include "ops/op.h"
 #include <string.h>

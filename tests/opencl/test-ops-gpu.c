@@ -667,6 +667,21 @@ case_norms (Builder *b)
   ln = op (b, "LayerNormalization", 3, ln_in);
   clinfer_node_set_attr (ln, "axis", clinfer_attr_new_int (2));
   output (b, ln);
+  /* com.clinfer LayerNormStd (f32 only): the last axis, eps added to the
+   * unbiased std, as fuse-layernorm makes it for lore */
+  if (b->type == CLINFER_TYPE_F32) {
+    const int64_t wd[] = { 5 };
+    ClinferNode *std_in[3] = { x, constant (b, "ssc", 1, wd, 0.5, 1.5),
+      constant (b, "sbi", 1, wd, -1, 1) };
+    ClinferNode *n = clinfer_graph_add_node (b->g, "LayerNormStd",
+        "com.clinfer", NULL, 3, 1);
+    for (guint i = 0; i < 3; i++)
+      n->inputs[i] = (ClinferPortRef) { std_in[i], 0 };
+    n->opset = 1;
+    clinfer_node_set_attr (n, "epsilon", clinfer_attr_new_float (1e-3f));
+    clinfer_node_set_attr (n, "var_scale", clinfer_attr_new_float (1.25f));
+    output (b, n);
+  }
 }
 
 static ClinferNode *

@@ -249,6 +249,7 @@ const ClinferDeviceClass clinfer_opencl_device_class = {
   .handles_op_type = ocl_handles_op_type,
   .create_remote = clinfer_ocl_create_remote,
   .fuses_eltwise_chains = TRUE,
+  .runs_layer_norm_std = TRUE,
   .throughput_streams = 2,
   .get_program = clinfer_ocl_remote_program,
   .add_config_file_ops = clinfer_ocl_custom_add_ops,

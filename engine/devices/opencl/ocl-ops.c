@@ -105,6 +105,7 @@ const OclOpEntry clinfer_ocl_ops[] = {
   { "", "LogSoftmax", FAMILY (softmax) },
   { "", "Hardmax", FAMILY (softmax) },
   { "", "LayerNormalization", FAMILY (layer_norm) },
+  { "com.clinfer", "LayerNormStd", FAMILY (layer_norm) },
   { "", "MatMul", FAMILY (matmul) },
   { "", "Gemm", FAMILY (gemm) },
   { "", "Gather", FAMILY (gather) },

@@ -486,15 +486,22 @@ clinfer_ocl_layer_norm_build (OclBuilder *b, const ClinferNode *node,
 {
   const ClinferShape *in = clinfer_ocl_in_shape (b, 0);
   gboolean has_bias = node->n_inputs > 2 && node->inputs[2].node != NULL;
+  /* com.clinfer LayerNormStd: the last axis, eps added to the std */
+  gboolean std_form = strcmp (node->domain, "com.clinfer") == 0;
   int dims[8] = { 1, 1, 1, 1, 1, 1, 1, 1 }, ss[8] = { 0 }, bs[8] = { 0 };
   ClinferShape norm = { 0 };
   int64_t axis, outer = 1, inner = 1;
-  float eps;
+  float eps, var_scale = 1.f;
   OclLaunch *l;
 
   if (!clinfer_node_attr_int (node, "axis", -1, &axis, error)
-      || !clinfer_node_attr_float (node, "epsilon", 1e-5f, &eps, error))
+      || !clinfer_node_attr_float (node, "epsilon", std_form ? 0.f : 1e-5f,
+          &eps, error)
+      || (std_form && !clinfer_node_attr_float (node, "var_scale", 1.f,
+              &var_scale, error)))
     return FALSE;
+  if (std_form)
+    axis = -1;
   if (axis < 0)
     axis += in->rank;
   for (int i = 0; i < in->rank; i++) {
@@ -533,6 +540,8 @@ clinfer_ocl_layer_norm_build (OclBuilder *b, const ClinferNode *node,
   clinfer_ocl_arg_int8 (l, dims, 8);
   clinfer_ocl_arg_int8 (l, ss, 8);
   clinfer_ocl_arg_int8 (l, bs, 8);
+  clinfer_ocl_arg_int (l, std_form);
+  clinfer_ocl_arg_float (l, var_scale);
   clinfer_ocl_launch_set_global (l, 1, outer, 1, 1);
   return TRUE;
 }
