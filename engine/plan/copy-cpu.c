@@ -34,11 +34,14 @@ copy_bytes (guint8 *dst, const guint8 *src, int64_t n)
   }
 }
 
+/* Concat, and Split read the other way round (@split: y_shape is the
+ * input's, out_row an input row, row[i] and offset[i] output i's). */
 typedef struct {
   ClinferShape y_shape;
   guint n_in;
   int64_t outer, out_row;    /* bytes */
   int64_t *row, *offset;     /* per input: bytes of a row, offset in the out row */
+  gboolean split;
 } ConcatState;
 
 static void
@@ -57,19 +60,23 @@ concat_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     GError **error)
 {
   const ConcatState *st = kernel->state;
-  guint8 *y = clinfer_tensor_get_data (outputs[0]);
+  ClinferTensor *const *parts = st->split ? outputs : inputs;
+  ClinferTensor *whole = st->split ? inputs[0] : outputs[0];
+  guint8 *w = clinfer_tensor_get_data (whole);
 
-  if (!clinfer_cpu_kernel_check_shape (kernel, node, "output", outputs[0],
-          &st->y_shape, error))
+  if (!clinfer_cpu_kernel_check_shape (kernel, node,
+          st->split ? "input" : "output", whole, &st->y_shape, error))
     return FALSE;
 #pragma omp parallel for schedule (static) \
     if (st->outer > 1 && st->outer * st->out_row > COPY_PARALLEL_BYTES)
   for (int64_t o = 0; o < st->outer; o++)
-    for (guint i = 0; i < st->n_in; i++)
+    for (guint i = 0; i < st->n_in; i++) {
+      guint8 *wo = w + o * st->out_row + st->offset[i];
+      guint8 *po = (guint8 *) clinfer_tensor_get_data (parts[i])
+          + o * st->row[i];
       if (st->row[i] > 0)
-        copy_bytes (y + o * st->out_row + st->offset[i],
-            (const guint8 *) clinfer_tensor_get_const_data (inputs[i])
-            + o * st->row[i], st->row[i]);
+        copy_bytes (st->split ? po : wo, st->split ? wo : po, st->row[i]);
+    }
   return TRUE;
 }
 
@@ -118,30 +125,6 @@ clinfer_cpu_concat_factory (const ClinferNode *node, ClinferCpuIsa isa,
   return TRUE;
 }
 
-/* Split: Concat backwards, its state read the other way round (y_shape
- * the input's, out_row an input row, row[i] and offset[i] output i's). */
-static gboolean
-split_run (ClinferCpuKernel *kernel, const ClinferNode *node,
-    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
-    GError **error)
-{
-  const ConcatState *st = kernel->state;
-  const guint8 *x = clinfer_tensor_get_const_data (inputs[0]);
-
-  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
-          &st->y_shape, error))
-    return FALSE;
-#pragma omp parallel for schedule (static) \
-    if (st->outer > 1 && st->outer * st->out_row > COPY_PARALLEL_BYTES)
-  for (int64_t o = 0; o < st->outer; o++)
-    for (guint i = 0; i < st->n_in; i++)
-      if (st->row[i] > 0)
-        copy_bytes ((guint8 *) clinfer_tensor_get_data (outputs[i])
-            + o * st->row[i], x + o * st->out_row + st->offset[i],
-            st->row[i]);
-  return TRUE;
-}
-
 /* The parts are the outputs' inferred extents along the axis (whatever
  * said them: the split input or attribute, or equal parts). */
 gboolean
@@ -186,10 +169,11 @@ clinfer_cpu_split_factory (const ClinferNode *node, ClinferCpuIsa isa,
     st->offset[i] = off;
     off += st->row[i];
   }
+  st->split = TRUE;
   kernel->name = g_strdup ("split_rows");
   kernel->state = st;
   kernel->free_state = concat_state_free;
-  kernel->run = split_run;
+  kernel->run = concat_run;
   return TRUE;
 }
 

@@ -38,49 +38,6 @@ pad_state_free (gpointer p)
   g_free (st);
 }
 
-/* Reflect and edge: every output row reads one input row (through the
- * maps of the outer dims); its first and last values come through the
- * last dim's map, the middle is the input row. */
-static gboolean
-pad_map_run (ClinferCpuKernel *kernel, const ClinferNode *node,
-    ClinferTensor *const *inputs, ClinferTensor *const *outputs,
-    GError **error)
-{
-  const PadState *st = kernel->state;
-  const guint8 *x = clinfer_tensor_get_const_data (inputs[0]);
-  guint8 *y = clinfer_tensor_get_data (outputs[0]);
-  int r = st->y_shape.rank;
-  int64_t ow = st->y_shape.dims[r - 1], iw = st->x_shape.dims[r - 1];
-  int64_t b = st->begin[r - 1], rows = 1;
-  const int64_t *last = st->map[r - 1];
-  gsize es = st->es;
-
-  if (!clinfer_cpu_kernel_check_shape (kernel, node, "input", inputs[0],
-          &st->in_shape, error))
-    return FALSE;
-  for (int i = 0; i < r - 1; i++)
-    rows *= st->y_shape.dims[i];
-#pragma omp parallel for schedule (static) if (rows * ow * (int64_t) es > 262144)
-  for (int64_t row = 0; row < rows; row++) {
-    guint8 *dst = y + (size_t) (row * ow) * es;
-    const guint8 *src;
-    int64_t rest = row, src_row = 0, stride = 1;
-
-    for (int i = r - 2; i >= 0; i--) {
-      src_row += st->map[i][rest % st->y_shape.dims[i]] * stride;
-      rest /= st->y_shape.dims[i];
-      stride *= st->x_shape.dims[i];
-    }
-    src = x + (size_t) (src_row * iw) * es;
-    for (int64_t o = 0; o < b; o++)
-      memcpy (dst + (size_t) o * es, src + (size_t) last[o] * es, es);
-    memcpy (dst + (size_t) b * es, src, (size_t) iw * es);
-    for (int64_t o = b + iw; o < ow; o++)
-      memcpy (dst + (size_t) o * es, src + (size_t) last[o] * es, es);
-  }
-  return TRUE;
-}
-
 /* The maps of a reflect or edge Pad: unpadded trailing dims become part
  * of the element, so rows of short elements stay rows. */
 static gboolean
@@ -120,6 +77,26 @@ fill_elems (guint8 *dst, int64_t n, gsize es, const guint8 *fill,
     memcpy (dst + i * es, fill, es);
 }
 
+/* Output values [o0, o1) of a row around its input row @src: the fill
+ * (constant mode) or the values the last dim's map picks. */
+static void
+pad_edge (const PadState *st, guint8 *dst, const guint8 *src, int64_t o0,
+    int64_t o1)
+{
+  const int64_t *map = st->map[st->y_shape.rank - 1];
+
+  if (map == NULL) {
+    fill_elems (dst + (size_t) o0 * st->es, o1 - o0, st->es, st->fill,
+        st->zero_fill);
+    return;
+  }
+  for (int64_t o = o0; o < o1; o++)
+    memcpy (dst + (size_t) o * st->es, src + (size_t) map[o] * st->es, st->es);
+}
+
+/* Each output row: outside the input (constant mode) the fill; else its
+ * input row (the outer dims' begins, or their maps in reflect and edge
+ * modes) with pad_edge () on either side. */
 static gboolean
 pad_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     ClinferTensor *const *inputs, ClinferTensor *const *outputs,
@@ -139,15 +116,18 @@ pad_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     return FALSE;
   for (int i = 0; i < r - 1; i++)
     rows *= st->y_shape.dims[i];
-#pragma omp parallel for schedule (static) if (rows * ow > 65536)
+#pragma omp parallel for schedule (static) \
+    if (rows * ow * (int64_t) st->es > 262144)
   for (int64_t row = 0; row < rows; row++) {
     guint8 *dst = y + (size_t) (row * ow) * st->es;
+    const guint8 *src;
     int64_t rest = row, src_row = 0, stride = 1;
     gboolean inside = TRUE;
 
     /* The input row of this output row, dim by dim from the last. */
     for (int i = r - 2; i >= 0; i--) {
-      int64_t o = rest % st->y_shape.dims[i], s = o - st->begin[i];
+      int64_t o = rest % st->y_shape.dims[i];
+      int64_t s = st->map[i] ? st->map[i][o] : o - st->begin[i];
       rest /= st->y_shape.dims[i];
       if (s < 0 || s >= st->x_shape.dims[i]) {
         inside = FALSE;
@@ -160,11 +140,10 @@ pad_run (ClinferCpuKernel *kernel, const ClinferNode *node,
       fill_elems (dst, ow, st->es, st->fill, st->zero_fill);
       continue;
     }
-    fill_elems (dst, b, st->es, st->fill, st->zero_fill);
-    memcpy (dst + (size_t) b * st->es, x + (size_t) (src_row * iw) * st->es,
-        (size_t) iw * st->es);
-    fill_elems (dst + (size_t) (b + iw) * st->es, ow - b - iw, st->es,
-        st->fill, st->zero_fill);
+    src = x + (size_t) (src_row * iw) * st->es;
+    pad_edge (st, dst, src, 0, b);
+    memcpy (dst + (size_t) b * st->es, src, (size_t) iw * st->es);
+    pad_edge (st, dst, src, b + iw, ow);
   }
   return TRUE;
 }
@@ -206,7 +185,7 @@ clinfer_cpu_pad_factory (const ClinferNode *node, ClinferCpuIsa isa,
     kernel->name = g_strdup (pp.edge ? "pad_edge_rows" : "pad_reflect_rows");
     kernel->state = st;
     kernel->free_state = pad_state_free;
-    kernel->run = pad_map_run;
+    kernel->run = pad_run;
     return TRUE;
   }
   memcpy (st->begin, pads, r * sizeof (int64_t));

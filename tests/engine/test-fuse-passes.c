@@ -585,6 +585,32 @@ test_eltwise_chain (gconstpointer data)
   op_test_assert_close (after, before, "fuse-eltwise-chain");
 }
 
+/* @g (prepared) through fuse-layernorm: the pass changes it exactly when
+ * @fuses, and the reference evals give the same result before and after.
+ * Returns the result before (transfer full); @g stays for the caller's
+ * node counts. */
+static ClinferTensor *
+layernorm_pass_run (ClinferGraph *g, const ClinferPassContext *ctx,
+    ClinferTensor *const *inputs, gboolean fuses, const char *what)
+{
+  g_autoptr (ClinferTensor) after = NULL;
+  ClinferTensor *before;
+  gboolean changed = FALSE;
+  GError *err = NULL;
+
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_fuse_layernorm (g, ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (changed, ==, fuses);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, what);
+  return before;
+}
+
 static void
 test_layernorm (gconstpointer data)
 {
@@ -597,7 +623,7 @@ test_layernorm (gconstpointer data)
   g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
   g_autoptr (ClinferTensor) scale = op_test_random (rand, 1, sd);
   g_autoptr (ClinferTensor) bias = op_test_random (rand, 3, bd);
-  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  g_autoptr (ClinferTensor) before = NULL, compiled = NULL;
   ClinferTensor *inputs[1] = { x };
   ClinferPassContext ctx = { NULL, opset };
 
@@ -605,7 +631,6 @@ test_layernorm (gconstpointer data)
     ClinferGraph *g = op_test_graph (opset);
     ClinferNode *in, *m, *d, *sq, *v, *y;
     int64_t axis = form == LN_AXIS_NOT_FUSED ? 1 : -1;
-    gboolean changed = FALSE;
     GError *err = NULL;
 
     in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
@@ -636,19 +661,10 @@ test_layernorm (gconstpointer data)
       compiled = op_test_run_compiled_output (g, opset, inputs, 1);
       break;
     }
-    before = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
-    g_assert_true (clinfer_pass_fuse_layernorm (g, &ctx, &changed, &err));
-    g_assert_no_error (err);
-    g_assert_cmpint (changed, ==, fuses);
-    g_assert_true (op_test_prepare (g, &err));
-    g_assert_no_error (err);
+    before = layernorm_pass_run (g, &ctx, inputs, fuses, "fuse-layernorm");
     g_assert_cmpuint (op_test_count_ops (g, "LayerNormalization"), ==, fuses ? 1 : 0);
     g_assert_cmpuint (op_test_count_ops (g, "Sqrt") + op_test_count_ops (g, "Div")
         + op_test_count_ops (g, "Sub") + op_test_count_ops (g, "ReduceMean"), ==, fuses ? 0 : 5);
-    after = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
-    op_test_assert_close (after, before, "fuse-layernorm");
     clinfer_graph_free (g);
   }
   op_test_assert_close (compiled, before, "fuse-layernorm compiled");
@@ -674,7 +690,7 @@ test_layernorm_std (gconstpointer data)
   g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
   g_autoptr (ClinferTensor) scale = op_test_random (rand, 1, sd);
   g_autoptr (ClinferTensor) bias = op_test_random (rand, 1, sd);
-  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  g_autoptr (ClinferTensor) before = NULL, compiled = NULL;
   ClinferTensor *inputs[1] = { x };
   ClinferPassContext ctx = { NULL, 13 };
 
@@ -682,7 +698,6 @@ test_layernorm_std (gconstpointer data)
   for (int run = 0; run < 2; run++) {
     ClinferGraph *g = op_test_graph (13);
     ClinferNode *in, *d1, *d2, *sq, *v, *y;
-    gboolean changed = FALSE;
     GError *err = NULL;
 
     in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
@@ -714,20 +729,11 @@ test_layernorm_std (gconstpointer data)
       compiled = op_test_run_compiled_output (g, 13, inputs, 1);
       break;
     }
-    before = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
-    g_assert_true (clinfer_pass_fuse_layernorm (g, &ctx, &changed, &err));
-    g_assert_no_error (err);
-    g_assert_cmpint (changed, ==, fuses);
-    g_assert_true (op_test_prepare (g, &err));
-    g_assert_no_error (err);
+    before = layernorm_pass_run (g, &ctx, inputs, fuses, "fuse-layernorm std");
     g_assert_cmpuint (op_test_count_ops (g, "LayerNormStd"), ==, fuses ? 1 : 0);
     g_assert_cmpuint (op_test_count_ops (g, "LayerNormalization"), ==, 0);
     g_assert_cmpuint (op_test_count_ops (g, "Sqrt") + op_test_count_ops (g, "Div")
         + op_test_count_ops (g, "ReduceMean"), ==, fuses ? 0 : lore ? 6 : 4);
-    after = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
-    op_test_assert_close (after, before, "fuse-layernorm std");
     clinfer_graph_free (g);
   }
   op_test_assert_close (compiled, before, "fuse-layernorm std compiled");
