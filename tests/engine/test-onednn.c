@@ -456,7 +456,7 @@ add_node (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
 
 /* MaxPool between blocked steps runs clinfer's blocked kernel on the
  * channel-padded view: windows with padding, stride 1, dilation, ceil
- * mode, on 13 channels (a partial block) after a HardSigmoid that leaves
+ * mode, a 1x1 window of stride 2 (hoist-strides' pick), on 13 channels (a partial block) after a HardSigmoid that leaves
  * non-zero padding channels, then a conv reads the result. */
 static void
 test_pool_blocked (void)
@@ -465,7 +465,7 @@ test_pool_blocked (void)
     int64_t k, s, p, d, ceil;
   } cases[] = {
     { 2, 2, 0, 1, 0 }, { 3, 2, 1, 1, 0 }, { 3, 1, 1, 1, 0 }, { 2, 2, 0, 1, 1 },
-    { 3, 2, 1, 2, 1 }, { 5, 3, 2, 1, 0 },
+    { 3, 2, 1, 2, 1 }, { 5, 3, 2, 1, 0 }, { 1, 2, 0, 1, 0 }, { 4, 3, 2, 1, 1 },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
@@ -1760,6 +1760,68 @@ test_block_choice (void)
   }
 }
 
+/* Spatial convs with large weights on small planes run on oneDNN's
+ * brgemm conv (NHWC only in 2.6), the blocked slots reordered around it
+ * (onednn-ops.c conv_wants_nhwc ()): x -> 1x1 conv A -> 3x3 conv B (with
+ * A as its residual and a Relu) -> 1x1 conv C. 256 channels on 7x7 (2.4
+ * MB of weights) and 128 strided from 14x14 to 7x7 (590 KB) take it where
+ * the blocks are 16 (AVX-512); 64 channels (147 KB) stay on the blocked
+ * jit conv. Every case matches the reference evals, 1 and 2 threads. */
+typedef struct { int64_t c, hw, stride; gboolean brg; } ConvNhwcCase;
+
+static ClinferGraph *
+conv_nhwc_graph (const ConvNhwcCase *cc, guint32 seed)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  ClinferGraph *g = op_test_graph (13);
+  int64_t c = cc->c, xd[] = { 1, c, cc->hw, cc->hw };
+  ClinferShape xs = clinfer_shape_make (4, xd);
+  ClinferNode *a, *b;
+  GError *err = NULL;
+
+  a = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  a = add_conv (g, rand, "a", a, c, c, 1, 1, cc->stride, NULL, NULL);
+  b = add_conv (g, rand, "b", a, c, c, 3, 1, 1, a, "Relu");
+  b = add_conv (g, rand, "c", b, c, 8, 1, 1, 1, NULL, NULL);
+  clinfer_graph_add_output (g, (ClinferPortRef) { b, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  return g;
+}
+
+static void
+test_conv_nhwc (void)
+{
+  static const ConvNhwcCase cases[] = {
+    { 256, 7, 1, TRUE }, { 128, 14, 2, TRUE }, { 64, 10, 1, FALSE },
+  };
+  gboolean avx512 = clinfer_cpu_isa_detect () >= CLINFER_CPU_ISA_AVX512;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (60 + i);
+    int64_t xd[] = { 1, cases[i].c, cases[i].hw, cases[i].hw };
+    g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+    g_autoptr (ClinferTensor) ref = NULL;
+    ClinferTensor *inputs[1] = { x };
+    ClinferGraph *g = conv_nhwc_graph (&cases[i], 70 + i);
+    GError *err = NULL;
+    guint n_onednn, n_steps;
+
+    ref = op_test_run_graph (g, inputs, &err);
+    g_assert_no_error (err);
+    clinfer_graph_free (g);
+    for (int threads = 1; threads <= 2; threads++) {
+      g_autoptr (ClinferTensor) got = run_cpu (conv_nhwc_graph (&cases[i],
+              70 + i), inputs, 1, threads, &n_onednn, &n_steps);
+
+      g_assert_cmpuint (n_steps, ==, 3);
+      g_assert_cmpint (strstr (last_kernels->str, "brgconv") != NULL, ==,
+          cases[i].brg && avx512);
+      op_test_assert_close (got, ref, "conv-nhwc");
+    }
+  }
+}
+
 /* ---------------------------------------------------------------- */
 /* Channel pads in place (onednn-plan.c pad_in_place)                */
 
@@ -2006,6 +2068,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/pool-blocked", test_pool_blocked);
   g_test_add_func ("/onednn/dw-pw-default", test_dw_pw_default);
   g_test_add_func ("/onednn/block-choice", test_block_choice);
+  g_test_add_func ("/onednn/conv-nhwc", test_conv_nhwc);
   g_test_add_func ("/onednn/matmul", test_matmul);
   g_test_add_func ("/onednn/matmul-gemm", test_matmul_gemm);
   g_test_add_func ("/onednn/matmul-relu-unfused", test_matmul_relu_unfused);
