@@ -23,6 +23,10 @@ makes them again and checks their sha256), and whose outputs of more than
 SAMPLE elements are stored as SAMPLE values at evenly spaced flat indices
 (the manifest's "sample") plus their mean, to keep the tree small.
 
+And the same "random" case for the single-op models
+tests/data/onnx/recurrent-*.onnx (scripts/make-onnx-test-models.py: the
+variants of RNN, GRU and LSTM), in tests/models/golden/op-<stem>/random.
+
 ONNX Runtime runs on the CPU provider with graph optimisations disabled and one
 thread, so the reference is each ONNX op evaluated as written. With --check it
 only compares a fresh run with the stored goldens and writes nothing.
@@ -32,6 +36,7 @@ tests that read the goldens (tests/models/check-golden.py) need only numpy.
 """
 
 import argparse
+import glob
 import hashlib
 import json
 import os
@@ -62,6 +67,8 @@ MODELS = [
 TOLERANCE = 1e-4  # same rule as tests/models/check-golden.py
 SAMPLE = 4096
 FETCHED_JSON = os.path.join("benchmarks", "fetched-models.json")
+# Single-op models of scripts/make-onnx-test-models.py with goldens of their own
+OP_MODELS = os.path.join("tests", "data", "onnx")
 
 
 def load_check_golden():
@@ -171,10 +178,16 @@ def run_case(sess, model_rel, case, input_rel, input_array, check):
 def run_fetched(key, entry, check):
     """The "random" case of fetched model @key."""
     model = check_golden.resolve_model("fetched:" + key)
-    case_dir = os.path.join(GOLDEN_DIR, key, "random")
     if model is None:
         print("  %-45s skipped: not fetched (scripts/fetch-bench-models.sh)" % key)
         return True
+    return run_generated(key, model, "fetched:" + key, entry,
+                         os.path.join(GOLDEN_DIR, key, "random"), check)
+
+
+def run_generated(key, model, model_ref, entry, case_dir, check):
+    """The "random" case of @model (@model_ref in the manifest): inputs
+    generated from their manifest entry, large outputs sampled."""
     sess = session(model)
     feeds, inputs = {}, []
     for i, inp in enumerate(sess.get_inputs()):
@@ -204,7 +217,7 @@ def run_fetched(key, entry, check):
         return ok
     os.makedirs(case_dir, exist_ok=True)
     manifest = {
-        "model": "fetched:" + key,
+        "model": model_ref,
         "case": "random",
         "inputs": inputs,
         "outputs": [],
@@ -254,6 +267,11 @@ def main():
     with open(FETCHED_JSON) as f:
         for key, entry in json.load(f)["models"].items():
             ok &= run_fetched(key, entry, args.check)
+    for model in sorted(glob.glob(os.path.join(OP_MODELS, "recurrent-*.onnx"))):
+        stem = os.path.splitext(os.path.basename(model))[0]
+        case_dir = os.path.join(GOLDEN_DIR, "op-" + stem, "random")
+        ok &= run_generated(stem, model, os.path.relpath(model, case_dir),
+                            {"shapes": {}, "ranges": {}}, case_dir, args.check)
     if not args.check:
         total = 0
         for dirpath, _, files in os.walk(GOLDEN_DIR):

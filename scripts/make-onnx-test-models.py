@@ -5,7 +5,9 @@ pad-conv.onnx, for tests/tools/test-cli.py).
 Usage (Debian: python3-onnx, python3-numpy):
     /usr/bin/python3 scripts/make-onnx-test-models.py
 
-Writes tests/data/onnx/*.onnx (plus ext.bin and tensor.pb). The models are
+Writes tests/data/onnx/*.onnx (plus ext.bin and tensor.pb), among them the
+recurrent-*.onnx variants of RNN, GRU and LSTM that scripts/make-goldens.py
+makes goldens for. The models are
 built with onnx.helper but never checked with onnx.checker: several are
 invalid on purpose and exercise the reader's error paths. The output is
 deterministic, so re-running it leaves the tree unchanged.
@@ -224,6 +226,81 @@ def make_pad_conv(name='pad-conv.onnx', ends=(1, 1)):
     save(model(g), name)
 
 
+# The recurrent ops' variants (tests/models/meson.build, golden-op-*; the
+# goldens by scripts/make-goldens.py): seq 5, batch 3, input 4, hidden 6.
+# Weights, biases, peepholes and sequence lengths are initialisers; X and
+# the initial states are inputs. Layout 1 is not here: ONNX Runtime refuses
+# it (the conformance suite's *_batchwise tests cover it).
+REC_SEQ, REC_BATCH, REC_IN, REC_HID = 5, 3, 4, 6
+RECURRENT = [
+    # name, op, opset, attributes, sequence_lens, initial states, outputs
+    ('lstm-bidir-lens', 'LSTM', 7, dict(direction='bidirectional'),
+     [5, 2, 4], True, 'P', ['y', 'y_h', 'y_c']),
+    ('lstm-reverse-clip-forget', 'LSTM', 7,
+     dict(direction='reverse', clip=1.25, input_forget=1),
+     None, True, None, ['y', 'y_h', 'y_c']),
+    ('lstm-h-only', 'LSTM', 7, dict(hidden_size=REC_HID), [3, 5, 1], False,
+     None, ['', 'y_h']),
+    ('gru-bidir-lbr-lens', 'GRU', 7,
+     dict(direction='bidirectional', linear_before_reset=1), [3, 5, 1], True,
+     None, ['y', 'y_h']),
+    ('gru-reverse-acts', 'GRU', 7,
+     dict(direction='reverse',
+          activations=['HardSigmoid', 'Softsign'], activation_alpha=[0.3],
+          activation_beta=[0.4]), [4, 5, 2], False, None, ['y', 'y_h']),
+    ('gru-leaky-alpha', 'GRU', 7,
+     dict(activations=['Sigmoid', 'LeakyRelu'], activation_alpha=[0.2]),
+     None, False, None, ['y', 'y_h']),
+    ('rnn-bidir-acts', 'RNN', 7,
+     dict(direction='bidirectional', activations=['Relu', 'ScaledTanh'],
+          activation_alpha=[0.8], activation_beta=[1.5]),
+     [2, 5, 3], True, None, ['y', 'y_h']),
+]
+
+
+def make_recurrent():
+    rng = np.random.default_rng(7)
+    for name, op, opset, attrs, lens, states, peep, outs in RECURRENT:
+        attrs = dict(attrs)
+        dirs = 2 if attrs.get('direction') == 'bidirectional' else 1
+        gates = {'RNN': 1, 'GRU': 3, 'LSTM': 4}[op]
+        layout = attrs.get('layout', 0)
+        f32 = TensorProto.FLOAT
+
+        def arr(*shape):
+            return rng.uniform(-0.6, 0.6, shape).astype(np.float32)
+
+        inits = [numpy_helper.from_array(arr(dirs, gates * REC_HID, REC_IN), 'W'),
+                 numpy_helper.from_array(arr(dirs, gates * REC_HID, REC_HID), 'R'),
+                 numpy_helper.from_array(arr(dirs, 2 * gates * REC_HID), 'B')]
+        ins = ['x', 'W', 'R', 'B', '', '', '', '']
+        x_shape = [REC_BATCH, REC_SEQ, REC_IN] if layout else [REC_SEQ, REC_BATCH, REC_IN]
+        s_shape = [REC_BATCH, dirs, REC_HID] if layout else [dirs, REC_BATCH, REC_HID]
+        graph_in = [helper.make_tensor_value_info('x', f32, x_shape)]
+        if lens is not None:
+            inits.append(numpy_helper.from_array(np.array(lens, np.int32), 'lens'))
+            ins[4] = 'lens'
+        if states:
+            ins[5] = 'h0'
+            graph_in.append(helper.make_tensor_value_info('h0', f32, s_shape))
+            if op == 'LSTM':
+                ins[6] = 'c0'
+                graph_in.append(helper.make_tensor_value_info('c0', f32, s_shape))
+        if peep:
+            inits.append(numpy_helper.from_array(arr(dirs, 3 * REC_HID), 'P'))
+            ins[7] = 'P'
+        while ins[-1] == '':
+            ins.pop()
+        y_shape = ([REC_BATCH, REC_SEQ, dirs, REC_HID] if layout
+                   else [REC_SEQ, dirs, REC_BATCH, REC_HID])
+        graph_out = [helper.make_tensor_value_info(o, f32, y_shape if i == 0 else s_shape)
+                     for i, o in enumerate(outs) if o]
+        node = helper.make_node(op, ins, outs, name=name,
+                                hidden_size=attrs.pop('hidden_size', REC_HID), **attrs)
+        g = helper.make_graph([node], name.replace('-', '_'), graph_in, graph_out, inits)
+        save(model(g, opsets=(('', opset),)), 'recurrent-%s.onnx' % name)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     make_pad_conv()
@@ -233,6 +310,7 @@ def main():
     make_errors()
     make_external()
     make_tensor_file()
+    make_recurrent()
 
 
 if __name__ == '__main__':

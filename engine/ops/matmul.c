@@ -236,6 +236,35 @@ pack_size (int64_t k, int64_t n, int64_t count, gsize *out)
   return *out <= G_MAXSIZE / sizeof (float);
 }
 
+gboolean
+clinfer_op_gemm_f32 (const ClinferNode *node, int64_t m, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t a_rs, int64_t a_cs,
+    const float *b, int64_t b_rs, int64_t b_cs, float *y, int64_t ldy,
+    gboolean accumulate, GError **error)
+{
+  GemmDims dims = { m, n, k, alpha, accumulate };
+  GemmJob job = { a, a_rs, a_cs, NULL, y, ldy, b, b_rs, b_cs };
+  g_autofree float *pack = NULL;
+  gsize psize;
+
+  if (m == 0 || n == 0)
+    return TRUE;
+  if (m <= SMALL_M) {
+    gemm_run_small (&dims, &job, 1);
+    return TRUE;
+  }
+  if (!pack_size (k, n, 1, &psize)
+      || (pack = g_try_new (float, psize)) == NULL) {
+    g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
+        "%s: cannot allocate the packed B operand", clinfer_node_label (node));
+    return FALSE;
+  }
+  pack_b (b, b_rs, b_cs, k, n, pack);
+  job.bpack = pack;
+  gemm_run (&dims, &job, 1);
+  return TRUE;
+}
+
 /* ---------------------------------------------------------------- */
 /* Generic (f64 and integer) GEMM: Y = alpha * A B (+ Y)              */
 
@@ -640,31 +669,11 @@ eval_gemm (const ClinferNode *node, ClinferTensor *const *in,
     return TRUE;
   if (acc)
     gemm_fill_c (c, d->beta, out[0], m, n);
-  if (t == CLINFER_TYPE_F32) {
-    GemmDims dims = { m, n, k, d->alpha, acc };
-    GemmJob job = { clinfer_tensor_get_const_data (in[0]), a_rs, a_cs, NULL,
-      clinfer_tensor_get_data (out[0]), n };
-    g_autofree float *pack = NULL;
-    gsize psize;
-    if (m <= SMALL_M) {
-      job.b = clinfer_tensor_get_const_data (in[1]);
-      job.b_rs = b_rs;
-      job.b_cs = b_cs;
-      gemm_run_small (&dims, &job, 1);
-      return TRUE;
-    }
-    if (!pack_size (k, n, 1, &psize)
-        || (pack = g_try_new (float, psize)) == NULL) {
-      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
-          "%s: cannot allocate the packed B operand",
-          clinfer_node_label (node));
-      return FALSE;
-    }
-    pack_b (clinfer_tensor_get_const_data (in[1]), b_rs, b_cs, k, n, pack);
-    job.bpack = pack;
-    gemm_run (&dims, &job, 1);
-    return TRUE;
-  }
+  if (t == CLINFER_TYPE_F32)
+    return clinfer_op_gemm_f32 (node, m, n, k, d->alpha,
+        clinfer_tensor_get_const_data (in[0]), a_rs, a_cs,
+        clinfer_tensor_get_const_data (in[1]), b_rs, b_cs,
+        clinfer_tensor_get_data (out[0]), n, acc, error);
   gemm_ref (t, m, n, k, d->alpha, clinfer_tensor_get_const_data (in[0]), a_rs,
       a_cs, clinfer_tensor_get_const_data (in[1]), b_rs, b_cs,
       clinfer_tensor_get_data (out[0]), acc);

@@ -131,6 +131,7 @@ extern const ClinferOpDef clinfer_ops_index[];
 extern const ClinferOpDef clinfer_ops_resize[];
 extern const ClinferOpDef clinfer_ops_layout[];
 extern const ClinferOpDef clinfer_ops_convtranspose[];
+extern const ClinferOpDef clinfer_ops_recurrent[];
 
 /* ---- helpers shared by op implementations (ops/op-util.c) ---- */
 
@@ -166,6 +167,14 @@ gboolean clinfer_op_read_int_list (const ClinferNode *node,
  * @n entries for an input of rank @rank. */
 gboolean clinfer_op_check_list_len (const ClinferNode *node, const char *what,
     gsize n, int rank, GError **error);
+/* Y [m x n] (row stride @ldy) = @alpha A B (+ Y when @accumulate) in f32,
+ * on the reference evals' blocked GEMM (threads for large ones): A (i, k)
+ * at a[i * a_rs + k * a_cs], B (k, j) at b[k * b_rs + j * b_cs]. FALSE,
+ * naming @node, when B's packed copy cannot be allocated. */
+gboolean clinfer_op_gemm_f32 (const ClinferNode *node, int64_t m, int64_t n,
+    int64_t k, float alpha, const float *a, int64_t a_rs, int64_t a_cs,
+    const float *b, int64_t b_rs, int64_t b_cs, float *y, int64_t ldy,
+    gboolean accumulate, GError **error);
 /* Row-major strides in elements for @shape. */
 void clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides);
 /* Extents of @s before, at and after @axis: the [outer, dim, inner] view

@@ -22,6 +22,7 @@ static const ClinferOpDef *const families[] = {
   clinfer_ops_resize,
   clinfer_ops_layout,
   clinfer_ops_convtranspose,
+  clinfer_ops_recurrent,
 };
 
 gboolean

@@ -661,6 +661,89 @@ test_fuse_conv_skips_shared_output (void)
 
 /* ---------------------------------------------------------------- */
 
+/* ---------------------------------------------------------------- */
+/* RNN / GRU / LSTM: what a model file can get wrong (the numbers are
+ * checked against ONNX Runtime by the golden-op-recurrent-* tests and the
+ * conformance suite's RNN, GRU and LSTM cases) */
+
+/* An LSTM (x [5, 3, 4], hidden 6) named @name whose W has @w_rows rows,
+ * with sequence_lens @lens (NULL: none). */
+static ClinferNode *
+lstm_node (ClinferGraph *g, const char *name, int64_t w_rows,
+    ClinferNode *lens)
+{
+  int64_t xd[] = { 5, 3, 4 }, wd[] = { 1, w_rows, 4 }, rd[] = { 1, 24, 6 };
+  ClinferShape xs = clinfer_shape_make (3, xd);
+  ClinferNode *in[5] = { clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs),
+    op_test_constant (g, "w", CLINFER_TYPE_F32, 3, wd, NULL),
+    op_test_constant (g, "r", CLINFER_TYPE_F32, 3, rd, NULL), NULL, lens };
+  ClinferNode *n = op_test_node (g, "LSTM", "", name, lens ? 5 : 3, in, 2);
+
+  clinfer_node_set_attr (n, "hidden_size", clinfer_attr_new_int (6));
+  return n;
+}
+
+static void
+test_recurrent_errors (void)
+{
+  {
+    g_autoptr (ClinferGraph) g = op_test_graph (14);
+    ClinferNode *n = lstm_node (g, "sideways", 24, NULL);
+    clinfer_node_set_attr (n, "direction", clinfer_attr_new_string ("sideways"));
+    op_test_assert_node_error (g, "sideways", CLINFER_ERROR_INVALID_ARGUMENT);
+  }
+  {
+    g_autoptr (ClinferGraph) g = op_test_graph (14);
+    lstm_node (g, "w_rows", 20, NULL);       /* 4 gates x 6 = 24 expected */
+    op_test_assert_node_error (g, "w_rows", CLINFER_ERROR_INVALID_ARGUMENT);
+  }
+  {
+    g_autoptr (ClinferGraph) g = op_test_graph (14);
+    ClinferNode *n = lstm_node (g, "layout", 24, NULL);
+    clinfer_node_set_attr (n, "layout", clinfer_attr_new_int (2));
+    op_test_assert_node_error (g, "layout", CLINFER_ERROR_INVALID_ARGUMENT);
+  }
+  {
+    /* three activations per direction, one of them unknown */
+    g_autoptr (ClinferGraph) g = op_test_graph (14);
+    ClinferNode *n = lstm_node (g, "acts", 24, NULL);
+    ClinferAttr *a = g_new0 (ClinferAttr, 1);
+    a->type = CLINFER_ATTR_STRINGS;
+    a->strings.n = 3;
+    a->strings.v = g_new0 (char *, 4);
+    a->strings.v[0] = g_strdup ("Sigmoid");
+    a->strings.v[1] = g_strdup ("Swish");
+    a->strings.v[2] = g_strdup ("Tanh");
+    clinfer_node_set_attr (n, "activations", a);
+    op_test_assert_node_error (g, "acts", CLINFER_ERROR_INVALID_ARGUMENT);
+  }
+  {
+    /* a sequence length past X's steps: an error at run time */
+    ClinferGraph *g = op_test_graph (14);
+    int64_t xd[] = { 5, 3, 4 }, ld[] = { 3 };
+    int32_t lens[] = { 5, 9, 1 };
+    ClinferNode *n = lstm_node (g, "lens", 24, op_test_constant (g, "l",
+            CLINFER_TYPE_I32, 1, ld, lens));
+    g_autoptr (ClinferTensor) x = op_test_f32 (3, xd, NULL);
+    g_autoptr (ClinferCompiled) c = NULL;
+    g_autoptr (ClinferRequest) r = NULL;
+    GError *err = NULL;
+
+    clinfer_graph_add_output (g, (ClinferPortRef) { n, 1 }, "y_h");
+    c = op_test_compile (g, 14, &err);
+    g_assert_no_error (err);
+    r = clinfer_compiled_create_request (c, &err);
+    g_assert_no_error (err);
+    g_assert_true (clinfer_request_set_input_by_index (r, 0, x, &err));
+    g_assert_false (clinfer_request_infer (r, &err));
+    g_assert_nonnull (err);
+    g_test_message ("%s", err->message);
+    g_assert_nonnull (strstr (err->message, "'lens'"));
+    g_assert_nonnull (strstr (err->message, "sequence_lens[1] is 9"));
+    g_clear_error (&err);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -689,5 +772,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ops/fusion/conv-residual-relu", test_fuse_conv_residual_relu);
   g_test_add_func ("/ops/fusion/conv-channel-bias-clip", test_fuse_conv_channel_bias_clip);
   g_test_add_func ("/ops/fusion/skips-shared-output", test_fuse_conv_skips_shared_output);
+  g_test_add_func ("/ops/recurrent/errors", test_recurrent_errors);
   return g_test_run ();
 }
