@@ -29,6 +29,8 @@ PACKAGES=(
   gir1.2-gst-plugins-base-1.0
   # tests: ONNX backend node tests, fixture scripts and golden checks, leak checks
   libonnx-testdata python3 python3-numpy python3-onnx valgrind
+  # suite oclgrind: every OpenCL kernel under a checker of invalid accesses
+  oclgrind
   # the OpenVINO tests (tests/ir) pip-install openvino into a venv they make
   python3-venv
   # clang build and the IR reader's libFuzzer target (scripts/test-all.sh,

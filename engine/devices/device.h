@@ -132,6 +132,9 @@ struct _ClinferDeviceClass {
   /* The device runs com.clinfer LayerNormStd in a kernel of its own (not
    * as a host fallback step): the fuse-layernorm pass makes them. */
   gboolean runs_layer_norm_std;
+  /* The device has no Gemm kernel but fast MatMul (+ bias Add) ones: the
+   * gemm-to-matmul pass rewrites Gemm nodes. */
+  gboolean lowers_gemm_to_matmul;
   /* Streams of the throughput hint: 0 for a device whose kernels run on
    * the host cores (they are split into streams, threads per stream);
    * N > 0 for a device with its own processors (N requests in flight). */

@@ -21,6 +21,9 @@ typedef struct {
   /* The device has a kernel for com.clinfer LayerNormStd: fuse-layernorm
    * makes them (elsewhere that form stays written out). */
   gboolean layer_norm_std;
+  /* The device runs MatMul and its bias Add fast but has no Gemm kernel:
+   * gemm-to-matmul rewrites Gemm nodes. */
+  gboolean gemm_as_matmul;
 } ClinferPassContext;
 
 typedef struct {
@@ -71,6 +74,8 @@ gboolean clinfer_pass_batchnorm_to_affine (ClinferGraph *graph,
 gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_layernorm (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_gemm_to_matmul (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 
 /* For fusion passes: @node (new, its inputs set) takes over @tail's

@@ -25,7 +25,13 @@
  * EltwiseChain nodes (at most 8 links, tensor operands of the chain's
  * shape, either operand order) whose reference eval gives the same
  * result; a value read elsewhere or broadcast ends a chain; without the
- * device's request the pass does nothing. */
+ * device's request the pass does nothing.
+ * And of gemm-to-matmul: a Gemm (transA 0) with a constant B (either
+ * transB, alpha folded in) or an activation B (transB 0), and a constant C
+ * (beta folded in; dropped at beta 0) or an activation C (beta 1), becomes
+ * MatMul [+ Add] with the same result, which the CPU device runs without
+ * a reference step; transA, a transposed activation B, an activation C
+ * with beta != 1 and a device that did not ask are left alone. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -739,6 +745,144 @@ test_layernorm_std (gconstpointer data)
   op_test_assert_close (compiled, before, "fuse-layernorm std compiled");
 }
 
+/* ---------------------------------------------------------------- */
+/* gemm-to-matmul                                                    */
+
+typedef enum {
+  GM_CONST_TRANSB,           /* B [7, 12] transB, C [7], alpha 0.5 beta 2 */
+  GM_C_MATRIX,               /* B [12, 7], C [5, 7] */
+  GM_B_ACTIVATION,           /* B a graph input [12, 7], C [1, 7] */
+  GM_C_ACTIVATION,           /* C a graph input [5, 7], beta 1 */
+  GM_BETA_ZERO,              /* C [7] times 0: dropped */
+  GM_NO_C,
+  GM_TRANS_A,                /* left alone */
+  GM_B_ACTIVATION_TRANSB,    /* left alone */
+  GM_C_ACTIVATION_BETA,      /* left alone */
+  GM_NOT_ASKED,              /* left alone */
+} GmCase;
+
+static const char *const gm_names[] = { "const-transb", "c-matrix",
+  "b-activation", "c-activation", "beta-zero", "no-c", "trans-a",
+  "b-activation-transb", "c-activation-beta", "not-asked" };
+
+/* The case's graph (prepared) and its inputs (x, then B or C where they
+ * are graph inputs), all from @seed. */
+static ClinferGraph *
+gm_graph (GmCase c, guint32 seed, ClinferTensor **inputs, guint *n_in)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  ClinferGraph *g = op_test_graph (13);
+  gboolean trans_a = c == GM_TRANS_A;
+  gboolean trans_b = c == GM_CONST_TRANSB || c == GM_B_ACTIVATION_TRANSB;
+  gboolean b_act = c == GM_B_ACTIVATION || c == GM_B_ACTIVATION_TRANSB;
+  gboolean c_act = c == GM_C_ACTIVATION || c == GM_C_ACTIVATION_BETA;
+  int64_t ad[] = { trans_a ? 12 : 5, trans_a ? 5 : 12 };
+  int64_t bd[] = { trans_b ? 7 : 12, trans_b ? 12 : 7 };
+  int64_t cd_vec[] = { 7 }, cd_row[] = { 1, 7 }, cd_mat[] = { 5, 7 };
+  ClinferNode *in[3], *n;
+  GError *err = NULL;
+
+  *n_in = 0;
+  inputs[(*n_in)++] = op_test_random (rand, 2, ad);
+  in[0] = op_test_input_like (g, "a", inputs[0]);
+  if (b_act) {
+    inputs[(*n_in)++] = op_test_random (rand, 2, bd);
+    in[1] = op_test_input_like (g, "b", inputs[*n_in - 1]);
+  } else {
+    g_autoptr (ClinferTensor) b = op_test_random (rand, 2, bd);
+    in[1] = clinfer_graph_add_constant (g, "b", b);
+  }
+  if (c_act) {
+    inputs[(*n_in)++] = op_test_random (rand, 2, cd_mat);
+    in[2] = op_test_input_like (g, "c", inputs[*n_in - 1]);
+  } else {
+    g_autoptr (ClinferTensor) cv = c == GM_C_MATRIX
+        ? op_test_random (rand, 2, cd_mat) : c == GM_B_ACTIVATION
+        ? op_test_random (rand, 2, cd_row) : op_test_random (rand, 1, cd_vec);
+    in[2] = clinfer_graph_add_constant (g, "c", cv);
+  }
+  n = op_test_node (g, "Gemm", "", "gemm", c == GM_NO_C ? 2 : 3, in, 1);
+  clinfer_node_set_attr (n, "transA", clinfer_attr_new_int (trans_a));
+  clinfer_node_set_attr (n, "transB", clinfer_attr_new_int (trans_b));
+  if (c == GM_CONST_TRANSB) {
+    clinfer_node_set_attr (n, "alpha", clinfer_attr_new_float (0.5f));
+    clinfer_node_set_attr (n, "beta", clinfer_attr_new_float (2.f));
+  }
+  if (c == GM_BETA_ZERO)
+    clinfer_node_set_attr (n, "beta", clinfer_attr_new_float (0.f));
+  if (c == GM_C_ACTIVATION_BETA)
+    clinfer_node_set_attr (n, "beta", clinfer_attr_new_float (0.25f));
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  return g;
+}
+
+static void
+test_gemm_to_matmul (gconstpointer data)
+{
+  GmCase c = GPOINTER_TO_INT (data);
+  gboolean rewrites = c < GM_TRANS_A;
+  ClinferTensor *inputs[3] = { NULL };
+  guint n_in;
+  ClinferGraph *g = gm_graph (c, 90 + c, inputs, &n_in);
+  ClinferPassContext ctx = { NULL, 13 };
+  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) cc = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  const ClinferProfileEntry *e;
+  gboolean changed = FALSE;
+  GError *err = NULL;
+  guint n_steps = 0;
+
+  ctx.gemm_as_matmul = c != GM_NOT_ASKED;
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_gemm_to_matmul (g, &ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (changed, ==, rewrites);
+  g_assert_cmpuint (op_test_count_ops (g, "Gemm"), ==, rewrites ? 0 : 1);
+  g_assert_cmpuint (op_test_count_ops (g, "MatMul"), ==, rewrites ? 1 : 0);
+  g_assert_cmpuint (op_test_count_ops (g, "Add"), ==,
+      rewrites && c != GM_BETA_ZERO && c != GM_NO_C ? 1 : 0);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, gm_names[c]);
+  clinfer_graph_free (g);
+
+  /* Compiled for the CPU device, which asks for the pass: no reference
+   * step where it rewrites. */
+  g = gm_graph (c, 90 + c, inputs + n_in, &n_in);
+  for (guint i = 0; i < n_in; i++)
+    g_clear_pointer (&inputs[n_in + i], clinfer_tensor_unref);
+  m = op_test_model (g, 13, &err);
+  g_assert_no_error (err);
+  clinfer_compile_config_set_profiling (cfg, TRUE);
+  cc = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (cc, &err);
+  g_assert_no_error (err);
+  for (guint i = 0; i < n_in; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i, inputs[i], &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  e = clinfer_request_get_profile (r, &n_steps);
+  for (guint i = 0; i < n_steps; i++) {
+    g_test_message ("%s: %s", e[i].node_name, e[i].kernel);
+    if (rewrites)
+      g_assert_cmpstr (e[i].kernel, !=, "reference");
+  }
+  compiled = clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
+  g_assert_no_error (err);
+  op_test_assert_close (compiled, before, gm_names[c]);
+  for (guint i = 0; i < n_in; i++)
+    clinfer_tensor_unref (inputs[i]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -791,6 +935,12 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/passes/fuse-layernorm/%s",
         ln_names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_layernorm);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (gm_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/gemm-to-matmul/%s",
+        gm_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i),
+        test_gemm_to_matmul);
   }
   for (gsize i = 0; i < G_N_ELEMENTS (ln_std_names); i++) {
     g_autofree char *path = g_strdup_printf ("/passes/fuse-layernorm/std-%s",

@@ -697,4 +697,5 @@ const ClinferDeviceClass clinfer_cpu_device_class = {
   .run = cpu_run,
   .create_remote = cpu_create_remote,
   .runs_layer_norm_std = TRUE,
+  .lowers_gemm_to_matmul = TRUE,
 };

@@ -751,8 +751,9 @@ clinfer_onednn_eltwise_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   }
 }
 
-/* Two activations of rank 3 or 4, [.., M, K] by [.., K, N], the same
- * batch dims (attention's scores and their product with the values). */
+/* Two activations of rank 2 to 4, [.., M, K] by [.., K, N], the same
+ * batch dims (attention's scores and their product with the values; a
+ * Gemm of two activations, gemm-to-matmul). */
 static gboolean
 matmul_activations (const ClinferPlan *plan, const ClinferStep *st,
     const ClinferPortDesc *a, const ClinferPortDesc *b,
@@ -760,7 +761,7 @@ matmul_activations (const ClinferPlan *plan, const ClinferStep *st,
 {
   int r = a->shape.rank;
 
-  if (b->value != NULL || (r != 3 && r != 4) || b->shape.rank != r
+  if (b->value != NULL || r < 2 || r > 4 || b->shape.rank != r
       || y->shape.rank != r || !clinfer_shape_is_static (&a->shape)
       || !clinfer_shape_is_static (&b->shape)
       || !activation_slot (plan, st->in_slots[1]))
@@ -1120,7 +1121,7 @@ matmul_activations_build (ClinferOnednnPlan *oplan, OnednnStep *s,
   matmul_transposed_mds (oplan, s, st, &amd, &bmd, &ymd);
   bd[y->rank - 1] = y->dims[y->rank - 1];
   dnnl_memory_desc_init_by_tag (&biasmd, y->rank, bd, dnnl_f32,
-      y->rank == 3 ? dnnl_abc : dnnl_abcd);
+      y->rank == 2 ? dnnl_ab : y->rank == 3 ? dnnl_abc : dnnl_abcd);
   if (dnnl_matmul_desc_init (&mm, &amd, &bmd, bias ? &biasmd : NULL, &ymd)
       != dnnl_success || (pd = matmul_pd (oplan, s, &mm, error)) == NULL)
     return FALSE;
