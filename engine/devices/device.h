@@ -135,6 +135,9 @@ struct _ClinferDeviceClass {
   /* The device has no Gemm kernel but fast MatMul (+ bias Add) ones: the
    * gemm-to-matmul pass rewrites Gemm nodes. */
   gboolean lowers_gemm_to_matmul;
+  /* The device's fast convolutions are 2-D: the conv1d-to-2d pass
+   * rewrites 1-D ones. */
+  gboolean lowers_conv1d_to_2d;
   /* Streams of the throughput hint: 0 for a device whose kernels run on
    * the host cores (they are split into streams, threads per stream);
    * N > 0 for a device with its own processors (N requests in flight). */

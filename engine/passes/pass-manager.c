@@ -47,6 +47,10 @@ static const ClinferPass passes[] = {
   { "fuse-conv-activation", "merge Conv [+ bias/residual Add] [+ Relu/Clip/"
     "LeakyRelu] chains into one FusedConv node (compile only, not run by "
     "clinfer-convert)", FALSE, clinfer_pass_fuse_conv_activation, TRUE },
+  { "conv1d-to-2d", "run a 1-D Conv / FusedConv as the 2-D one on its "
+    "input viewed as [N, C, 1, W], between Reshapes, for devices with fast "
+    "2-D convolutions only (the CPU device; compile only)", FALSE,
+    clinfer_pass_conv1d_to_2d, TRUE },
   { "fuse-eltwise-chain", "merge runs of element-wise nodes (activations, "
     "arithmetic with a constant or a same-shape tensor) into one "
     "EltwiseChain node, for devices that launch one kernel per node (the "

@@ -24,6 +24,9 @@ typedef struct {
   /* The device runs MatMul and its bias Add fast but has no Gemm kernel:
    * gemm-to-matmul rewrites Gemm nodes. */
   gboolean gemm_as_matmul;
+  /* The device runs 2-D convolutions fast but not 1-D ones: conv1d-to-2d
+   * rewrites them. */
+  gboolean conv1d_as_2d;
 } ClinferPassContext;
 
 typedef struct {
@@ -76,6 +79,8 @@ gboolean clinfer_pass_fuse_residual_gate (ClinferGraph *graph,
 gboolean clinfer_pass_fuse_layernorm (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_gemm_to_matmul (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_conv1d_to_2d (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 
 /* For fusion passes: @node (new, its inputs set) takes over @tail's

@@ -745,6 +745,45 @@ test_layernorm_std (gconstpointer data)
   op_test_assert_close (compiled, before, "fuse-layernorm std compiled");
 }
 
+/* @g (taken over) compiled for the CPU device with profiling and run on
+ * @inputs: a copy of output 0; with @no_reference, no step ran on a
+ * reference eval but Reshapes (a graph input's Reshape is a copy, not a
+ * view of the same bytes). */
+static ClinferTensor *
+run_cpu_profiled (ClinferGraph *g, ClinferTensor *const *inputs, guint n_in,
+    gboolean no_reference)
+{
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) cc = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  const ClinferProfileEntry *e;
+  ClinferTensor *y;
+  GError *err = NULL;
+  guint n_steps = 0;
+
+  m = op_test_model (g, 13, &err);
+  g_assert_no_error (err);
+  clinfer_compile_config_set_profiling (cfg, TRUE);
+  cc = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (cc, &err);
+  g_assert_no_error (err);
+  for (guint i = 0; i < n_in; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i, inputs[i], &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  e = clinfer_request_get_profile (r, &n_steps);
+  for (guint i = 0; i < n_steps; i++) {
+    g_test_message ("%s: %s", e[i].node_name, e[i].kernel);
+    if (no_reference && strcmp (e[i].op_type, "Reshape") != 0)
+      g_assert_cmpstr (e[i].kernel, !=, "reference");
+  }
+  y = clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
+  g_assert_no_error (err);
+  return y;
+}
+
 /* ---------------------------------------------------------------- */
 /* gemm-to-matmul                                                    */
 
@@ -828,14 +867,8 @@ test_gemm_to_matmul (gconstpointer data)
   ClinferGraph *g = gm_graph (c, 90 + c, inputs, &n_in);
   ClinferPassContext ctx = { NULL, 13 };
   g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
-  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
-  g_autoptr (ClinferModel) m = NULL;
-  g_autoptr (ClinferCompiled) cc = NULL;
-  g_autoptr (ClinferRequest) r = NULL;
-  const ClinferProfileEntry *e;
   gboolean changed = FALSE;
   GError *err = NULL;
-  guint n_steps = 0;
 
   ctx.gemm_as_matmul = c != GM_NOT_ASKED;
   before = op_test_run_graph (g, inputs, &err);
@@ -859,26 +892,109 @@ test_gemm_to_matmul (gconstpointer data)
   g = gm_graph (c, 90 + c, inputs + n_in, &n_in);
   for (guint i = 0; i < n_in; i++)
     g_clear_pointer (&inputs[n_in + i], clinfer_tensor_unref);
-  m = op_test_model (g, 13, &err);
-  g_assert_no_error (err);
-  clinfer_compile_config_set_profiling (cfg, TRUE);
-  cc = clinfer_compile (m, cfg, &err);
-  g_assert_no_error (err);
-  r = clinfer_compiled_create_request (cc, &err);
-  g_assert_no_error (err);
-  for (guint i = 0; i < n_in; i++)
-    g_assert_true (clinfer_request_set_input_by_index (r, i, inputs[i], &err));
-  g_assert_true (clinfer_request_infer (r, &err));
-  g_assert_no_error (err);
-  e = clinfer_request_get_profile (r, &n_steps);
-  for (guint i = 0; i < n_steps; i++) {
-    g_test_message ("%s: %s", e[i].node_name, e[i].kernel);
-    if (rewrites)
-      g_assert_cmpstr (e[i].kernel, !=, "reference");
-  }
-  compiled = clinfer_tensor_copy (clinfer_request_get_output (r, 0), &err);
-  g_assert_no_error (err);
+  compiled = run_cpu_profiled (g, inputs, n_in, rewrites);
   op_test_assert_close (compiled, before, gm_names[c]);
+  for (guint i = 0; i < n_in; i++)
+    clinfer_tensor_unref (inputs[i]);
+}
+
+/* ---------------------------------------------------------------- */
+/* conv1d-to-2d                                                      */
+
+typedef enum {
+  C1_PADS_STRIDES_DILATION,  /* x [2, 6, 23], w [5, 6, 3], no kernel_shape */
+  C1_GROUP_SAME_UPPER,       /* group 2, auto_pad SAME_UPPER */
+  C1_FUSED_RELU_RESIDUAL,    /* com.clinfer FusedConv, Relu, residual */
+  C1_NOT_ASKED,              /* left alone */
+} C1Case;
+
+static const char *const c1_names[] = { "pads-strides-dilation",
+  "group-same-upper", "fused-relu-residual", "not-asked" };
+
+static ClinferGraph *
+c1_graph (C1Case c, guint32 seed, ClinferTensor **inputs, guint *n_in)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  ClinferGraph *g = op_test_graph (13);
+  gboolean grouped = c == C1_GROUP_SAME_UPPER;
+  gboolean fused = c == C1_FUSED_RELU_RESIDUAL;
+  int64_t xd[] = { grouped ? 1 : 2, grouped ? 8 : 6, grouped ? 17 : 23 };
+  int64_t wd[] = { grouped ? 4 : 5, grouped ? 4 : 6, grouped ? 4 : 3 };
+  int64_t bd[] = { wd[0] };
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 3, wd);
+  g_autoptr (ClinferTensor) b = op_test_random (rand, 1, bd);
+  ClinferNode *in[4], *n;
+  GError *err = NULL;
+
+  *n_in = 0;
+  inputs[(*n_in)++] = op_test_random (rand, 3, xd);
+  in[0] = op_test_input_like (g, "x", inputs[0]);
+  in[1] = clinfer_graph_add_constant (g, "w", w);
+  in[2] = clinfer_graph_add_constant (g, "b", b);
+  if (fused) {
+    int64_t zd[] = { 2, 5, 23 };
+    inputs[(*n_in)++] = op_test_random (rand, 3, zd);
+    in[3] = op_test_input_like (g, "z", inputs[1]);
+  }
+  n = op_test_node (g, fused ? "FusedConv" : "Conv", fused ? "com.clinfer"
+      : "", "conv", fused ? 4 : 3, in, 1);
+  if (grouped) {
+    int64_t k[] = { 4 };
+    clinfer_node_set_attr (n, "group", clinfer_attr_new_int (2));
+    clinfer_node_set_attr (n, "kernel_shape", clinfer_attr_new_ints (k, 1));
+    clinfer_node_set_attr (n, "auto_pad", clinfer_attr_new_string ("SAME_UPPER"));
+  } else if (fused) {
+    int64_t pads[] = { 1, 1 };
+    clinfer_node_set_attr (n, "pads", clinfer_attr_new_ints (pads, 2));
+    clinfer_node_set_attr (n, "activation", clinfer_attr_new_string ("Relu"));
+  } else {
+    int64_t s2[] = { 2 }, d2[] = { 2 }, pads[] = { 1, 2 };
+    clinfer_node_set_attr (n, "strides", clinfer_attr_new_ints (s2, 1));
+    clinfer_node_set_attr (n, "dilations", clinfer_attr_new_ints (d2, 1));
+    clinfer_node_set_attr (n, "pads", clinfer_attr_new_ints (pads, 2));
+  }
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  return g;
+}
+
+static void
+test_conv1d_to_2d (gconstpointer data)
+{
+  C1Case c = GPOINTER_TO_INT (data);
+  gboolean rewrites = c != C1_NOT_ASKED;
+  ClinferTensor *inputs[4] = { NULL };
+  guint n_in;
+  ClinferGraph *g = c1_graph (c, 110 + c, inputs, &n_in);
+  ClinferPassContext ctx = { NULL, 13 };
+  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  const char *op = c == C1_FUSED_RELU_RESIDUAL ? "FusedConv" : "Conv";
+  gboolean changed = FALSE;
+  GError *err = NULL;
+
+  ctx.conv1d_as_2d = rewrites;
+  before = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  g_assert_true (clinfer_pass_conv1d_to_2d (g, &ctx, &changed, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (changed, ==, rewrites);
+  g_assert_cmpuint (op_test_count_ops (g, op), ==, 1);
+  g_assert_cmpuint (op_test_count_ops (g, "Reshape"), ==,
+      rewrites ? (c == C1_FUSED_RELU_RESIDUAL ? 3 : 2) : 0);
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  after = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_close (after, before, c1_names[c]);
+  clinfer_graph_free (g);
+
+  /* The CPU device asks for it: its 2-D kernels, no reference step. */
+  g = c1_graph (c, 110 + c, inputs + n_in, &n_in);
+  for (guint i = 0; i < n_in; i++)
+    g_clear_pointer (&inputs[n_in + i], clinfer_tensor_unref);
+  compiled = run_cpu_profiled (g, inputs, n_in, TRUE);
+  op_test_assert_close (compiled, before, c1_names[c]);
   for (guint i = 0; i < n_in; i++)
     clinfer_tensor_unref (inputs[i]);
 }
@@ -935,6 +1051,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/passes/fuse-layernorm/%s",
         ln_names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_layernorm);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (c1_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/conv1d-to-2d/%s",
+        c1_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_conv1d_to_2d);
   }
   for (gsize i = 0; i < G_N_ELEMENTS (gm_names); i++) {
     g_autofree char *path = g_strdup_printf ("/passes/gemm-to-matmul/%s",
