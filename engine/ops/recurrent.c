@@ -12,6 +12,7 @@
  * down to 0): Y is zero past them and Y_h / Y_c hold the last state. */
 #include "ops/op.h"
 #include <math.h>
+#include <omp.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -567,6 +568,7 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
   ClinferValueInfo vi[IN_P + 1] = { { 0 } };
   const int32_t *lens = NULL;
   const float *b;
+  GError *errs[2] = { NULL, NULL };
   RecDims rd;
 
   if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (in[IN_X])))
@@ -592,6 +594,10 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
     memset (clinfer_tensor_get_data (out[0]), 0,
         clinfer_tensor_get_byte_size (out[0]));
   b = opt_data (node, in, IN_B);
+  /* The two directions are independent: one thread each where there are
+   * two (their GEMMs then run on one thread, OpenMP not nesting). */
+#pragma omp parallel for schedule (static) num_threads (2) \
+    if (d->n_dirs == 2 && omp_get_max_threads () >= 2)
   for (int dir = 0; dir < d->n_dirs; dir++) {
     int64_t gh = d->n_gates * rd.hidden;
     const float *p = d->kind == REC_LSTM ? opt_data (node, in, IN_P) : NULL;
@@ -615,9 +621,14 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
       .yc = node->n_outputs > 2 && out[2] ? clinfer_tensor_get_data (out[2])
           : NULL,
     };
-    if (!run_direction (node, &rr, error))
-      return FALSE;
+    run_direction (node, &rr, &errs[dir]);
   }
+  for (int dir = 0; dir < d->n_dirs; dir++)
+    if (errs[dir]) {
+      g_propagate_error (error, errs[dir]);
+      g_clear_error (&errs[1 - dir]);
+      return FALSE;
+    }
   return TRUE;
 }
 
