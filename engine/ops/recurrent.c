@@ -569,6 +569,7 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
   const int32_t *lens = NULL;
   const float *b;
   GError *errs[2] = { NULL, NULL };
+  RecRun runs[2];
   RecDims rd;
 
   if (clinfer_op_type_is_half (clinfer_tensor_get_element_type (in[IN_X])))
@@ -594,16 +595,12 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
     memset (clinfer_tensor_get_data (out[0]), 0,
         clinfer_tensor_get_byte_size (out[0]));
   b = opt_data (node, in, IN_B);
-  /* The two directions are independent: one thread each where there are
-   * two (their GEMMs then run on one thread, OpenMP not nesting). */
-#pragma omp parallel for schedule (static) num_threads (2) \
-    if (d->n_dirs == 2 && omp_get_max_threads () >= 2)
   for (int dir = 0; dir < d->n_dirs; dir++) {
     int64_t gh = d->n_gates * rd.hidden;
     const float *p = d->kind == REC_LSTM ? opt_data (node, in, IN_P) : NULL;
     const float *h0 = opt_data (node, in, IN_H0);
     const float *c0 = d->kind == REC_LSTM ? opt_data (node, in, IN_C0) : NULL;
-    RecRun rr = {
+    runs[dir] = (RecRun) {
       .d = d, .rd = &rd, .dir = dir, .reverse = d->reverse || dir == 1,
       .x = clinfer_tensor_get_const_data (in[IN_X]),
       .w = (const float *) clinfer_tensor_get_const_data (in[IN_W])
@@ -621,7 +618,19 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
       .yc = node->n_outputs > 2 && out[2] ? clinfer_tensor_get_data (out[2])
           : NULL,
     };
-    run_direction (node, &rr, &errs[dir]);
+  }
+  /* The two directions are independent: one thread each where there are
+   * two (their GEMMs then run on one thread, OpenMP not nesting). One
+   * direction runs outside any parallel construct: a parallel region
+   * inside even a serialised one would start new threads for every
+   * GEMM. */
+  if (d->n_dirs == 2 && omp_get_max_threads () >= 2) {
+#pragma omp parallel for schedule (static) num_threads (2)
+    for (int dir = 0; dir < 2; dir++)
+      run_direction (node, &runs[dir], &errs[dir]);
+  } else {
+    for (int dir = 0; dir < d->n_dirs; dir++)
+      run_direction (node, &runs[dir], &errs[dir]);
   }
   for (int dir = 0; dir < d->n_dirs; dir++)
     if (errs[dir]) {
