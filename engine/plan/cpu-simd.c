@@ -611,6 +611,60 @@ ISA (max_pool_2x2) (const float *src, int ih, int iw, float *dst, int oh,
   }
 }
 
+/* The taps [*k0, *k1) of a window of @k taps @dil apart starting at @i0
+ * that fall inside [0, @n). */
+static inline void
+window_taps (int i0, int dil, int k, int n, int *k0, int *k1)
+{
+  *k0 = i0 < 0 ? (-i0 + dil - 1) / dil : 0;
+  *k1 = n - 1 - i0 < 0 ? 0 : MIN (k, (n - 1 - i0) / dil + 1);
+  if (*k1 < *k0)
+    *k1 = *k0;
+}
+
+/* Max pooling of rows [oy0, oy1) with a large stride-1 window (YOLO's SPP:
+ * 5x5, 9x9 and 13x13), separably: the horizontal maxima of every input row
+ * the band reads (into @hm), then the vertical maxima of kh of them:
+ * kh + kw loads an output instead of kh * kw. */
+static void
+max_pool_separable (const ClinferCpuConvGeom *g, int block, const float *src,
+    float *dst, int oy0, int oy1, float *hm)
+{
+  const ptrdiff_t row = (ptrdiff_t) g->iw * block;
+  const ptrdiff_t hrow = (ptrdiff_t) g->ow * block;
+  int iy_first = oy0 - g->pt, n_rows = oy1 - oy0 + g->kh - 1;
+
+  for (int r = 0; r < n_rows; r++) {
+    int iy = iy_first + r;
+    if (iy < 0 || iy >= g->ih)
+      continue;                 /* in the padding: never read below */
+    for (int ox = 0; ox < g->ow; ox++) {
+      int ix0 = ox * g->sw - g->pl, kx0, kx1;
+      const float *s = src + iy * row + (ptrdiff_t) ix0 * block;
+
+      window_taps (ix0, 1, g->kw, g->iw, &kx0, &kx1);
+      for (int v = 0; v < block; v += VW) {
+        vf m = vbcast (-INFINITY);
+        for (int kx = kx0; kx < kx1; kx++)
+          m = vmax (m, vload (s + (ptrdiff_t) kx * block + v));
+        vstore (hm + r * hrow + (ptrdiff_t) ox * block + v, m);
+      }
+    }
+  }
+  for (int oy = oy0; oy < oy1; oy++) {
+    int ky0, ky1;
+    float *d = dst + (ptrdiff_t) oy * hrow;
+
+    window_taps (oy - g->pt, 1, g->kh, g->ih, &ky0, &ky1);
+    for (ptrdiff_t o = 0; o < hrow; o += VW) {
+      vf m = vbcast (-INFINITY);
+      for (int ky = ky0; ky < ky1; ky++)
+        m = vmax (m, vload (hm + (oy - oy0 + ky) * hrow + o));
+      vstore (d + o, m);
+    }
+  }
+}
+
 static void
 ISA (max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
     const float *src, float *dst, int oy0, int oy1)
@@ -633,6 +687,15 @@ ISA (max_pool_blocked) (const ClinferCpuConvGeom *g, int block,
         }
     }
     return;
+  }
+  if (g->sh == 1 && g->dh == 1 && g->dw == 1 && g->kh * g->kw >= 16) {
+    float *hm = g_try_new (float, (gsize) (oy1 - oy0 + g->kh - 1) * g->ow
+        * block);
+    if (hm) {
+      max_pool_separable (g, block, src, dst, oy0, oy1, hm);
+      g_free (hm);
+      return;
+    }
   }
   for (int oy = oy0; oy < oy1; oy++)
     for (int ox = 0; ox < g->ow; ox++)

@@ -456,7 +456,9 @@ add_node (ClinferGraph *g, const char *op, const char *name, ClinferNode *a,
 
 /* MaxPool between blocked steps runs clinfer's blocked kernel on the
  * channel-padded view: windows with padding, stride 1, dilation, ceil
- * mode, a 1x1 window of stride 2 (hoist-strides' pick), on 13 channels (a partial block) after a HardSigmoid that leaves
+ * mode, a 1x1 window of stride 2 (hoist-strides' pick), the large
+ * stride-1 windows pooled separably (YOLO's SPP: 5x5, 9x9, 13x13 with
+ * pads, 4x4 with ceil mode), on 13 channels (a partial block) after a HardSigmoid that leaves
  * non-zero padding channels, then a conv reads the result. */
 static void
 test_pool_blocked (void)
@@ -466,6 +468,7 @@ test_pool_blocked (void)
   } cases[] = {
     { 2, 2, 0, 1, 0 }, { 3, 2, 1, 1, 0 }, { 3, 1, 1, 1, 0 }, { 2, 2, 0, 1, 1 },
     { 3, 2, 1, 2, 1 }, { 5, 3, 2, 1, 0 }, { 1, 2, 0, 1, 0 }, { 4, 3, 2, 1, 1 },
+    { 5, 1, 2, 1, 0 }, { 9, 1, 4, 1, 0 }, { 13, 1, 6, 1, 0 }, { 4, 1, 1, 1, 1 },
   };
 
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
