@@ -437,12 +437,13 @@ run_direction (const ClinferNode *node, const RecRun *rr, GError **error)
     return rec_fail (node, error, "%" G_GINT64_FORMAT " steps x %"
         G_GINT64_FORMAT " batch entries x %" G_GINT64_FORMAT " gate values "
         "do not fit in memory", seq, batch, gh);
-  xw = g_try_new (float, seq * batch * gh);
-  hr = g_try_new (float, batch * gh);
-  h = g_try_new0 (float, batch * hid);
-  c = g_try_new0 (float, batch * hid);
+  /* (at least one element each: g_try_new () gives NULL for none) */
+  xw = g_try_new (float, MAX (1, seq * batch * gh));
+  hr = g_try_new (float, MAX (1, batch * gh));
+  h = g_try_new0 (float, MAX (1, batch * hid));
+  c = g_try_new0 (float, MAX (1, batch * hid));
   if (d->kind == REC_GRU)
-    rh = g_try_new (float, batch * hid);
+    rh = g_try_new (float, MAX (1, batch * hid));
   if (!xw || !hr || !h || !c || (d->kind == REC_GRU && !rh))
     return rec_fail (node, error, "out of memory for the %s state of %"
         G_GINT64_FORMAT " steps", kind_names[d->kind], seq);

@@ -744,6 +744,37 @@ test_recurrent_errors (void)
   }
 }
 
+/* No steps (X [0, 3, 4]): Y is empty and Y_h is the initial state. */
+static void
+test_recurrent_empty_sequence (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  g_autoptr (ClinferGraph) g = op_test_graph (14);
+  int64_t xd[] = { 0, 3, 4 }, wd[] = { 1, 24, 4 }, rd[] = { 1, 24, 6 };
+  int64_t hd[] = { 1, 3, 6 }, yd[] = { 0, 1, 3, 6 };
+  g_autoptr (ClinferTensor) x = op_test_f32 (3, xd, NULL);
+  g_autoptr (ClinferTensor) w = op_test_random (rand, 3, wd);
+  g_autoptr (ClinferTensor) r = op_test_random (rand, 3, rd);
+  g_autoptr (ClinferTensor) h0 = op_test_random (rand, 3, hd);
+  ClinferNode *in[6] = { op_test_input_like (g, "x", x),
+    clinfer_graph_add_constant (g, "w", w),
+    clinfer_graph_add_constant (g, "r", r), NULL, NULL,
+    op_test_input_like (g, "h0", h0) };
+  ClinferNode *n = op_test_node (g, "LSTM", "", "empty", 6, in, 2);
+  ClinferTensor *inputs[6] = { x, w, r, NULL, NULL, h0 };
+  ClinferTensor **outs;
+  GError *err = NULL;
+
+  clinfer_node_set_attr (n, "hidden_size", clinfer_attr_new_int (6));
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  outs = op_test_eval (n, inputs, &err);
+  g_assert_no_error (err);
+  op_test_assert_shape (outs[0], 4, yd);
+  op_test_assert_close (outs[1], h0, "Y_h of no steps");
+  op_test_free_outputs (n, outs);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -773,5 +804,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ops/fusion/conv-channel-bias-clip", test_fuse_conv_channel_bias_clip);
   g_test_add_func ("/ops/fusion/skips-shared-output", test_fuse_conv_skips_shared_output);
   g_test_add_func ("/ops/recurrent/errors", test_recurrent_errors);
+  g_test_add_func ("/ops/recurrent/empty-sequence", test_recurrent_empty_sequence);
   return g_test_run ();
 }
