@@ -626,6 +626,9 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
    * inside even a serialised one would start new threads for every
    * GEMM. */
   if (d->n_dirs == 2 && omp_get_max_threads () >= 2) {
+    /* The node's label is made on first use: made here, the two
+     * directions' error messages only read it. */
+    (void) clinfer_node_label (node);
 #pragma omp parallel for schedule (static) num_threads (2)
     for (int dir = 0; dir < 2; dir++)
       run_direction (node, &runs[dir], &errs[dir]);
