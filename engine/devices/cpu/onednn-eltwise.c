@@ -783,8 +783,15 @@ clinfer_onednn_matmul_accepts (const ClinferPlan *plan, const ClinferStep *st)
   ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
   const ClinferPortDesc *y = &node->outputs[0];
 
-  if (is_op (node, "MatMul") && node->n_inputs == 2 && a && b
-      && a->type == CLINFER_TYPE_F32 && b->type == CLINFER_TYPE_F32
+  /* oneDNN's matmul divides by the extents: an empty operand (a model
+   * file's 0 extent) stays on the reference eval. */
+  if (!is_op (node, "MatMul") || node->n_inputs != 2 || a == NULL
+      || b == NULL || !clinfer_shape_is_static (&y->shape)
+      || clinfer_shape_n_elements (&y->shape) == 0
+      || !clinfer_shape_is_static (&b->shape)
+      || clinfer_shape_n_elements (&b->shape) == 0)
+    return FALSE;
+  if (a->type == CLINFER_TYPE_F32 && b->type == CLINFER_TYPE_F32
       && y->type == CLINFER_TYPE_F32 && a->value == NULL
       && activation_slot (plan, st->in_slots[0])
       && matmul_activations (plan, st, a, b, y))
