@@ -862,7 +862,7 @@ test_gemm_to_matmul (gconstpointer data)
 {
   GmCase c = GPOINTER_TO_INT (data);
   gboolean rewrites = c < GM_TRANS_A;
-  ClinferTensor *inputs[3] = { NULL };
+  ClinferTensor *inputs[6] = { NULL };   /* twice the graph inputs */
   guint n_in;
   ClinferGraph *g = gm_graph (c, 90 + c, inputs, &n_in);
   ClinferPassContext ctx = { NULL, 13 };
@@ -964,7 +964,7 @@ test_conv1d_to_2d (gconstpointer data)
 {
   C1Case c = GPOINTER_TO_INT (data);
   gboolean rewrites = c != C1_NOT_ASKED;
-  ClinferTensor *inputs[4] = { NULL };
+  ClinferTensor *inputs[6] = { NULL };   /* twice the graph inputs */
   guint n_in;
   ClinferGraph *g = c1_graph (c, 110 + c, inputs, &n_in);
   ClinferPassContext ctx = { NULL, 13 };
