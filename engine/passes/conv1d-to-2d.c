@@ -8,8 +8,7 @@
  * Runs after fuse-conv-activation, so a Relu and a residual stay fused
  * (a FusedConv's residual is reshaped too). Compile only, for devices
  * that ask (ClinferPassContext.conv1d_as_2d). */
-#include "passes/passes.h"
-#include "ops/op.h"
+#include "passes/conv-affine.h"
 #include <string.h>
 
 static gboolean
@@ -27,7 +26,8 @@ match (const ClinferNode *node)
 
   return is_conv (node) && node->n_outputs == 1 && x && w
       && x->type == CLINFER_TYPE_F32 && x->shape.rank == 3
-      && w->value != NULL && w->shape.rank == 3
+      && clinfer_conv_affine_const_f32 (node, 1, -1) != NULL
+      && w->shape.rank == 3
       && node->outputs[0].shape.rank == 3;
 }
 

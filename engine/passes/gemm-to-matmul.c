@@ -11,22 +11,8 @@
  * and alpha 1; C is absent, a constant (C'' = beta * C; dropped when beta
  * is 0) or an activation with beta 1. Gemm's C broadcasts to [M, N] as
  * numpy's rules do, so Add reads it unchanged. Compile only. */
-#include "passes/passes.h"
-#include "ops/op.h"
+#include "passes/conv-affine.h"
 #include <string.h>
-
-/* Constant f32 input @i of @node, NULL when it is not one. */
-static const ClinferTensor *
-const_f32 (const ClinferNode *node, guint i)
-{
-  ClinferPortDesc *d = clinfer_node_input_desc (node, i);
-
-  if (d == NULL || d->value == NULL
-      || clinfer_tensor_get_element_type (d->value) != CLINFER_TYPE_F32
-      || !clinfer_tensor_is_contiguous (d->value))
-    return NULL;
-  return d->value;
-}
 
 typedef struct {
   float alpha, beta;
@@ -55,12 +41,12 @@ match (const ClinferNode *node, GemmForm *f)
       || ta != 0)
     return FALSE;
   f->trans_b = tb != 0;
-  f->b_const = const_f32 (node, 1);
+  f->b_const = clinfer_conv_affine_const_f32 (node, 1, -1);
   if (f->b_const == NULL && (f->trans_b || f->alpha != 1.f))
     return FALSE;
   f->has_c = node->n_inputs > 2 && node->inputs[2].node != NULL
       && f->beta != 0.f;
-  f->c_const = f->has_c ? const_f32 (node, 2) : NULL;
+  f->c_const = f->has_c ? clinfer_conv_affine_const_f32 (node, 2, -1) : NULL;
   if (f->has_c && f->c_const == NULL
       && (f->beta != 1.f || clinfer_node_input_desc (node, 2)->type
           != CLINFER_TYPE_F32))

@@ -591,12 +591,15 @@ test_eltwise_chain (gconstpointer data)
   op_test_assert_close (after, before, "fuse-eltwise-chain");
 }
 
-/* @g (prepared) through fuse-layernorm: the pass changes it exactly when
- * @fuses, and the reference evals give the same result before and after.
+typedef gboolean (*PassFunc) (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+
+/* @g (prepared) through @pass: the pass changes it exactly when @fuses,
+ * and the reference evals give the same result before and after.
  * Returns the result before (transfer full); @g stays for the caller's
  * node counts. */
 static ClinferTensor *
-layernorm_pass_run (ClinferGraph *g, const ClinferPassContext *ctx,
+pass_run (ClinferGraph *g, PassFunc pass, const ClinferPassContext *ctx,
     ClinferTensor *const *inputs, gboolean fuses, const char *what)
 {
   g_autoptr (ClinferTensor) after = NULL;
@@ -606,7 +609,7 @@ layernorm_pass_run (ClinferGraph *g, const ClinferPassContext *ctx,
 
   before = op_test_run_graph (g, inputs, &err);
   g_assert_no_error (err);
-  g_assert_true (clinfer_pass_fuse_layernorm (g, ctx, &changed, &err));
+  g_assert_true (pass (g, ctx, &changed, &err));
   g_assert_no_error (err);
   g_assert_cmpint (changed, ==, fuses);
   g_assert_true (op_test_prepare (g, &err));
@@ -667,7 +670,8 @@ test_layernorm (gconstpointer data)
       compiled = op_test_run_compiled_output (g, opset, inputs, 1);
       break;
     }
-    before = layernorm_pass_run (g, &ctx, inputs, fuses, "fuse-layernorm");
+    before = pass_run (g, clinfer_pass_fuse_layernorm, &ctx, inputs, fuses,
+        "fuse-layernorm");
     g_assert_cmpuint (op_test_count_ops (g, "LayerNormalization"), ==, fuses ? 1 : 0);
     g_assert_cmpuint (op_test_count_ops (g, "Sqrt") + op_test_count_ops (g, "Div")
         + op_test_count_ops (g, "Sub") + op_test_count_ops (g, "ReduceMean"), ==, fuses ? 0 : 5);
@@ -735,7 +739,8 @@ test_layernorm_std (gconstpointer data)
       compiled = op_test_run_compiled_output (g, 13, inputs, 1);
       break;
     }
-    before = layernorm_pass_run (g, &ctx, inputs, fuses, "fuse-layernorm std");
+    before = pass_run (g, clinfer_pass_fuse_layernorm, &ctx, inputs, fuses,
+        "fuse-layernorm std");
     g_assert_cmpuint (op_test_count_ops (g, "LayerNormStd"), ==, fuses ? 1 : 0);
     g_assert_cmpuint (op_test_count_ops (g, "LayerNormalization"), ==, 0);
     g_assert_cmpuint (op_test_count_ops (g, "Sqrt") + op_test_count_ops (g, "Div")
@@ -866,25 +871,15 @@ test_gemm_to_matmul (gconstpointer data)
   guint n_in;
   ClinferGraph *g = gm_graph (c, 90 + c, inputs, &n_in);
   ClinferPassContext ctx = { NULL, 13 };
-  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
-  gboolean changed = FALSE;
-  GError *err = NULL;
+  g_autoptr (ClinferTensor) before = NULL, compiled = NULL;
 
   ctx.gemm_as_matmul = c != GM_NOT_ASKED;
-  before = op_test_run_graph (g, inputs, &err);
-  g_assert_no_error (err);
-  g_assert_true (clinfer_pass_gemm_to_matmul (g, &ctx, &changed, &err));
-  g_assert_no_error (err);
-  g_assert_cmpint (changed, ==, rewrites);
+  before = pass_run (g, clinfer_pass_gemm_to_matmul, &ctx, inputs, rewrites,
+      gm_names[c]);
   g_assert_cmpuint (op_test_count_ops (g, "Gemm"), ==, rewrites ? 0 : 1);
   g_assert_cmpuint (op_test_count_ops (g, "MatMul"), ==, rewrites ? 1 : 0);
   g_assert_cmpuint (op_test_count_ops (g, "Add"), ==,
       rewrites && c != GM_BETA_ZERO && c != GM_NO_C ? 1 : 0);
-  g_assert_true (op_test_prepare (g, &err));
-  g_assert_no_error (err);
-  after = op_test_run_graph (g, inputs, &err);
-  g_assert_no_error (err);
-  op_test_assert_close (after, before, gm_names[c]);
   clinfer_graph_free (g);
 
   /* Compiled for the CPU device, which asks for the pass: no reference
@@ -968,25 +963,15 @@ test_conv1d_to_2d (gconstpointer data)
   guint n_in;
   ClinferGraph *g = c1_graph (c, 110 + c, inputs, &n_in);
   ClinferPassContext ctx = { NULL, 13 };
-  g_autoptr (ClinferTensor) before = NULL, after = NULL, compiled = NULL;
+  g_autoptr (ClinferTensor) before = NULL, compiled = NULL;
   const char *op = c == C1_FUSED_RELU_RESIDUAL ? "FusedConv" : "Conv";
-  gboolean changed = FALSE;
-  GError *err = NULL;
 
   ctx.conv1d_as_2d = rewrites;
-  before = op_test_run_graph (g, inputs, &err);
-  g_assert_no_error (err);
-  g_assert_true (clinfer_pass_conv1d_to_2d (g, &ctx, &changed, &err));
-  g_assert_no_error (err);
-  g_assert_cmpint (changed, ==, rewrites);
+  before = pass_run (g, clinfer_pass_conv1d_to_2d, &ctx, inputs, rewrites,
+      c1_names[c]);
   g_assert_cmpuint (op_test_count_ops (g, op), ==, 1);
   g_assert_cmpuint (op_test_count_ops (g, "Reshape"), ==,
       rewrites ? (c == C1_FUSED_RELU_RESIDUAL ? 3 : 2) : 0);
-  g_assert_true (op_test_prepare (g, &err));
-  g_assert_no_error (err);
-  after = op_test_run_graph (g, inputs, &err);
-  g_assert_no_error (err);
-  op_test_assert_close (after, before, c1_names[c]);
   clinfer_graph_free (g);
 
   /* The CPU device asks for it: its 2-D kernels, no reference step. */
