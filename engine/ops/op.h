@@ -175,6 +175,29 @@ gboolean clinfer_op_gemm_f32 (const ClinferNode *node, int64_t m, int64_t n,
     int64_t k, float alpha, const float *a, int64_t a_rs, int64_t a_cs,
     const float *b, int64_t b_rs, int64_t b_cs, float *y, int64_t ldy,
     gboolean accumulate, GError **error);
+/* What a fast recurrent kernel needs to know of an RNN, GRU or LSTM node
+ * (its attributes, parsed by the op's prepare ()). */
+typedef enum {
+  CLINFER_RECURRENT_RNN, CLINFER_RECURRENT_GRU, CLINFER_RECURRENT_LSTM,
+} ClinferRecurrentKind;
+
+typedef struct {
+  ClinferRecurrentKind kind;
+  int n_gates;                /* gate blocks in W and R: 1, 3 or 4 */
+  int n_dirs;                 /* 1 or 2 (bidirectional) */
+  gboolean reverse;           /* one direction, "reverse" */
+  int64_t hidden;             /* hidden_size, 0 when absent */
+  int64_t layout;
+  float clip;                 /* 0: none */
+  gboolean linear_before_reset, input_forget;
+  /* Every direction's activations are the op's defaults: Tanh (RNN);
+   * Sigmoid, Tanh (GRU); Sigmoid, Tanh, Tanh (LSTM). */
+  gboolean default_activations;
+} ClinferRecurrentInfo;
+
+/* FALSE when @node is not a prepared RNN, GRU or LSTM node. */
+gboolean clinfer_op_recurrent_info (const ClinferNode *node,
+    ClinferRecurrentInfo *info);
 /* Row-major strides in elements for @shape. */
 void clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides);
 /* Extents of @s before, at and after @axis: the [outer, dim, inner] view

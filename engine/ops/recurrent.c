@@ -17,6 +17,8 @@
 #include <string.h>
 
 typedef enum { REC_RNN, REC_GRU, REC_LSTM } RecKind;
+G_STATIC_ASSERT ((int) REC_GRU == (int) CLINFER_RECURRENT_GRU
+    && (int) REC_LSTM == (int) CLINFER_RECURRENT_LSTM);
 
 typedef enum {
   ACT_RELU, ACT_TANH, ACT_SIGMOID, ACT_AFFINE, ACT_LEAKY_RELU,
@@ -642,6 +644,34 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
       g_clear_error (&errs[1 - dir]);
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+clinfer_op_recurrent_info (const ClinferNode *node, ClinferRecurrentInfo *info)
+{
+  static const ActKind defaults[3][REC_MAX_ACTS] = {
+    { ACT_TANH }, { ACT_SIGMOID, ACT_TANH }, { ACT_SIGMOID, ACT_TANH, ACT_TANH },
+  };
+  const RecData *d;
+
+  if (!clinfer_node_is_builtin_op (node, "", "RNN")
+      && !clinfer_node_is_builtin_op (node, "", "GRU")
+      && !clinfer_node_is_builtin_op (node, "", "LSTM"))
+    return FALSE;
+  if ((d = node->op_data) == NULL)
+    return FALSE;
+  *info = (ClinferRecurrentInfo) {
+    .kind = (ClinferRecurrentKind) d->kind, .n_gates = d->n_gates,
+    .n_dirs = d->n_dirs, .reverse = d->reverse, .hidden = d->hidden,
+    .layout = d->layout, .clip = d->clip,
+    .linear_before_reset = d->linear_before_reset,
+    .input_forget = d->input_forget, .default_activations = TRUE,
+  };
+  for (int dir = 0; dir < d->n_dirs; dir++)
+    for (int k = 0; k < d->n_acts; k++)
+      if (d->act[dir][k].kind != defaults[d->kind][k])
+        info->default_activations = FALSE;
   return TRUE;
 }
 

@@ -33,6 +33,9 @@ static const struct {
   { "", "ReduceMean", clinfer_cpu_eltwise_factory },
   { "", "ReduceMax", clinfer_cpu_eltwise_factory },
   { "", "ReduceMin", clinfer_cpu_eltwise_factory },
+  { "", "RNN", clinfer_cpu_recurrent_factory },
+  { "", "GRU", clinfer_cpu_recurrent_factory },
+  { "", "LSTM", clinfer_cpu_recurrent_factory },
 };
 
 ClinferCpuKernelFactory

@@ -1381,6 +1381,59 @@ vsqrt (vf v)
 #endif
 }
 
+/* exp (x): x / ln 2 rounded to n (the magic number leaves it in the low
+ * mantissa bits), Cephes expf's polynomial on the remainder, times 2^n.
+ * The argument is clamped to [-87.3, 88.3] so that 2^n stays a normal
+ * number; NaN stays NaN. */
+INLINE vf
+vexp (vf x)
+{
+  const vf magic = vbcast (12582912.f);     /* 1.5 * 2^23 */
+  vf t, n, z, p;
+  vi e;
+
+  x = vselect (x > vbcast (88.3f), vbcast (88.3f), x);
+  x = vselect (x < vbcast (-87.3f), vbcast (-87.3f), x);
+  t = x * vbcast (1.44269504088896341f) + magic;
+  n = t - magic;
+  e = ((vi) t - (vi) magic + 127) << 23;
+  x = x - n * vbcast (0.693359375f) - n * vbcast (-2.12194440e-4f);
+  z = x * x;
+  p = vbcast (1.9875691500e-4f);
+  p = p * x + vbcast (1.3981999507e-3f);
+  p = p * x + vbcast (8.3334519073e-3f);
+  p = p * x + vbcast (4.1665795894e-2f);
+  p = p * x + vbcast (1.6666665459e-1f);
+  p = p * x + vbcast (5.0000001201e-1f);
+  p = p * z + x + vbcast (1.f);
+  return p * (vf) e;
+}
+
+INLINE vf
+vsigmoid (vf x)
+{
+  return vbcast (1.f) / (vbcast (1.f) + vexp (-x));
+}
+
+/* tanh (x): below |x| 0.625 Cephes tanhf's odd polynomial, above it
+ * 1 - 2 / (exp (2 |x|) + 1) with x's sign (vexp () saturates, giving 1
+ * for large |x|); NaN stays NaN. */
+INLINE vf
+vtanh (vf x)
+{
+  vf ax = (vf) ((vi) x & 0x7fffffff), z = x * x, p, big;
+
+  p = vbcast (-5.70498872745e-3f);
+  p = p * z + vbcast (2.06390887954e-2f);
+  p = p * z + vbcast (-5.37397155531e-2f);
+  p = p * z + vbcast (1.33314422036e-1f);
+  p = p * z + vbcast (-3.33332819422e-1f);
+  p = p * z * x + x;
+  big = vbcast (1.f) - vbcast (2.f) / (vexp (ax + ax) + vbcast (1.f));
+  big = (vf) ((vi) big | ((vi) x & (vi) vbcast (-0.f)));
+  return vselect (ax < vbcast (0.625f), p, big);
+}
+
 static void
 ISA (unary_row) (int op, const float *x, float *y, int64_t n)
 {
@@ -1393,6 +1446,8 @@ ISA (unary_row) (int op, const float *x, float *y, int64_t n)
       case 1: r = -v; break;
       case 2: r = (vf) ((vi) v & 0x7fffffff); break;
       case 4: r = vlog (v); break;
+      case 5: r = vsigmoid (v); break;
+      case 6: r = vtanh (v); break;
       default: r = vsqrt (v); break;
     }
     vstore (y + i, r);
@@ -1400,8 +1455,60 @@ ISA (unary_row) (int op, const float *x, float *y, int64_t n)
   for (; i < n; i++) {
     float v = x[i];
     y[i] = op == 0 ? (v > 0.f ? v : 0.f) : op == 1 ? -v : op == 2 ? fabsf (v)
-        : op == 4 ? logf (v) : sqrtf (v);
+        : op == 4 ? logf (v) : op == 5 ? 1.f / (1.f + expf (-v))
+        : op == 6 ? tanhf (v) : sqrtf (v);
   }
+}
+
+/* GEMV_P panels of B at a time: 2 * GEMV_P accumulators in flight. */
+#define GEMV_P 4
+
+INLINE void
+gemv_panels (int k, const float *a, const float *b, int nc, const float *c0,
+    float *c, const int np)
+{
+  vf acc[GEMV_P][NV];
+  const float *bp[GEMV_P];
+
+#pragma GCC unroll 4
+  for (int p = 0; p < np; p++) {
+    bp[p] = b + (ptrdiff_t) p * k * NR;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++)
+      acc[p][v] = vbcast (0.f);
+  }
+  for (int kk = 0; kk < k; kk++) {
+    vf av = vbcast (a[kk]);
+#pragma GCC unroll 4
+    for (int p = 0; p < np; p++)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; v++)
+        acc[p][v] += av * vload (bp[p] + (ptrdiff_t) kk * NR + v * VW);
+  }
+#pragma GCC unroll 4
+  for (int p = 0; p < np; p++) {
+    float tmp[NR];
+    int n = MIN (NR, nc - p * NR);
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; v++)
+      vstore (tmp + v * VW, acc[p][v]);
+    for (int j = 0; j < n; j++)
+      c[p * NR + j] = tmp[j] + (c0 ? c0[p * NR + j] : 0.f);
+  }
+}
+
+static void
+ISA (gemv) (int k, const float *a, const float *b, int nc, const float *c0,
+    float *c)
+{
+  int np = (nc + NR - 1) / NR, p = 0;
+
+  for (; p + GEMV_P <= np; p += GEMV_P)
+    gemv_panels (k, a, b + (ptrdiff_t) p * k * NR, nc - p * NR,
+        c0 ? c0 + p * NR : NULL, c + p * NR, GEMV_P);
+  for (; p < np; p++)
+    gemv_panels (k, a, b + (ptrdiff_t) p * k * NR, nc - p * NR,
+        c0 ? c0 + p * NR : NULL, c + p * NR, 1);
 }
 
 static float
@@ -1436,34 +1543,6 @@ ISA (add_row) (float *acc, const float *x, int64_t n)
 
 /* ---------------------------------------------------------------- */
 /* Softmax, a part of each row at a time                             */
-
-/* exp (x): x / ln 2 rounded to n (the magic number leaves it in the low
- * mantissa bits), Cephes expf's polynomial on the remainder, times 2^n.
- * The argument is clamped to [-87.3, 88.3] so that 2^n stays a normal
- * number; NaN stays NaN. */
-INLINE vf
-vexp (vf x)
-{
-  const vf magic = vbcast (12582912.f);     /* 1.5 * 2^23 */
-  vf t, n, z, p;
-  vi e;
-
-  x = vselect (x > vbcast (88.3f), vbcast (88.3f), x);
-  x = vselect (x < vbcast (-87.3f), vbcast (-87.3f), x);
-  t = x * vbcast (1.44269504088896341f) + magic;
-  n = t - magic;
-  e = ((vi) t - (vi) magic + 127) << 23;
-  x = x - n * vbcast (0.693359375f) - n * vbcast (-2.12194440e-4f);
-  z = x * x;
-  p = vbcast (1.9875691500e-4f);
-  p = p * x + vbcast (1.3981999507e-3f);
-  p = p * x + vbcast (8.3334519073e-3f);
-  p = p * x + vbcast (4.1665795894e-2f);
-  p = p * x + vbcast (1.6666665459e-1f);
-  p = p * x + vbcast (5.0000001201e-1f);
-  p = p * z + x + vbcast (1.f);
-  return p * (vf) e;
-}
 
 static float
 ISA (row_max) (const float *x, int64_t n)
@@ -1570,7 +1649,7 @@ const ClinferCpuSimd ISA (clinfer_cpu_simd) = {
   ISA (per_channel),
   ISA (per_channel_affine), ISA (upsample_add_row),
   ISA (row_max), ISA (exp_sum), ISA (scale),
-  ISA (binary_row), ISA (unary_row), ISA (row_sum), ISA (add_row),
+  ISA (binary_row), ISA (unary_row), ISA (gemv), ISA (row_sum), ISA (add_row),
   ISA (row_extreme), ISA (extreme_row),
 };
 

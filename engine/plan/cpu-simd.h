@@ -182,9 +182,15 @@ typedef struct {
   void (*binary_row) (int op, const float *a, int sa, const float *b, int sb,
       float *y, int64_t n);
   /* y = f (x) over @n floats; @op 0 Relu (x > 0 ? x : 0), 1 Neg, 2 Abs,
-   * 3 Sqrt, 4 Log (a vector log within a few ulp of logf). @y may be
-   * @x. */
+   * 3 Sqrt, 4 Log (a vector log within a few ulp of logf), 5 Sigmoid
+   * (1 / (1 + exp (-x))), 6 Tanh (both within a few ulp of the libm
+   * formulas). @y may be @x. */
   void (*unary_row) (int op, const float *x, float *y, int64_t n);
+  /* c[j] = c0[j] + sum_kk a[kk] B[kk][j] for j < @nc (c0[j] taken as 0
+   * when @c0 is NULL): a row vector by @k rows of B in pack_b ()'s panels,
+   * four panels at a time (each read once, in order). @c may be @c0. */
+  void (*gemv) (int k, const float *a, const float *b, int nc,
+      const float *c0, float *c);
   /* The sum of @n floats (in lanes, then across them). */
   float (*row_sum) (const float *x, int64_t n);
   /* acc[i] += x[i] for i < @n. */
@@ -204,7 +210,7 @@ int clinfer_cpu_gemm_mr (const ClinferCpuSimd *simd, int m);
 const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);
 
 /* Factories (conv-cpu.c, norm-cpu.c, pool-cpu.c, pad-cpu.c, copy-cpu.c,
- * eltwise-cpu.c, resize-cpu.c). */
+ * eltwise-cpu.c, resize-cpu.c, recurrent-cpu.c). */
 gboolean clinfer_cpu_conv_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_layer_norm_factory (const ClinferNode *node,
@@ -224,6 +230,8 @@ gboolean clinfer_cpu_transpose_factory (const ClinferNode *node,
 gboolean clinfer_cpu_eltwise_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 gboolean clinfer_cpu_max_pool_factory (const ClinferNode *node,
+    ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
+gboolean clinfer_cpu_recurrent_factory (const ClinferNode *node,
     ClinferCpuIsa isa, ClinferCpuKernel *kernel, GError **error);
 
 G_END_DECLS

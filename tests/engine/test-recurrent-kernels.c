@@ -1,0 +1,389 @@
+/* clinfer — the CPU device's RNN, GRU and LSTM kernel (engine/plan/
+ * recurrent-cpu.c) against the reference evals (ops/recurrent.c), every
+ * output, on each ISA tier the machine runs (the kernel called
+ * directly) and through a compiled model at 1 and 2 threads (the
+ * profile names the kernel): forward, reverse and bidirectional; layout
+ * 0 and 1; batches of 1 to 3; hidden sizes that leave partial column
+ * panels and ones of several four-panel groups; LSTM peepholes and
+ * initial states; GRU with and without linear_before_reset; a constant
+ * sequence_lens equal to the steps. Configurations the kernel leaves to
+ * the reference eval (clip, other activations, shorter sequence_lens)
+ * must stay there. Also the vector sigmoid and tanh (unary_row ()
+ * ops 5 and 6) against double-precision ones, in ulps. */
+#include "op-test-util.h"
+#include "plan/cpu-simd.h"
+#include <math.h>
+#include <string.h>
+
+enum { IN_X, IN_W, IN_R, IN_B, IN_LENS, IN_H0, IN_C0, IN_P, N_IN };
+
+typedef struct {
+  const char *name, *op;
+  const char *direction;
+  int layout;
+  int seq, batch, input, hidden;
+  gboolean bias, peepholes, initial, lbr;
+  int lens;                  /* 0: none; else every entry this (-1: seq) */
+  float clip;
+  gboolean other_acts;       /* LSTM: Tanh, Sigmoid, Tanh */
+  gboolean fast;             /* the fast kernel takes it */
+} RecCase;
+
+static const RecCase cases[] = {
+  { "lstm-forward", "LSTM", "forward", 0, 7, 1, 13, 37, TRUE, FALSE, FALSE,
+    FALSE, 0, 0.f, FALSE, TRUE },
+  { "lstm-bidir-peepholes-initial", "LSTM", "bidirectional", 0, 5, 3, 20,
+    40, TRUE, TRUE, TRUE, FALSE, 0, 0.f, FALSE, TRUE },
+  { "lstm-reverse-layout1", "LSTM", "reverse", 1, 6, 2, 9, 24, TRUE, FALSE,
+    TRUE, FALSE, 0, 0.f, FALSE, TRUE },
+  { "lstm-bidir-wide", "LSTM", "bidirectional", 0, 9, 1, 64, 160, TRUE,
+    FALSE, FALSE, FALSE, 0, 0.f, FALSE, TRUE },
+  { "lstm-no-bias-lens", "LSTM", "forward", 0, 4, 2, 8, 16, FALSE, FALSE,
+    FALSE, FALSE, -1, 0.f, FALSE, TRUE },
+  { "gru-bidir", "GRU", "bidirectional", 0, 6, 2, 11, 33, TRUE, FALSE, TRUE,
+    FALSE, 0, 0.f, FALSE, TRUE },
+  { "gru-lbr-reverse", "GRU", "reverse", 0, 5, 3, 7, 70, TRUE, FALSE, TRUE,
+    TRUE, 0, 0.f, FALSE, TRUE },
+  { "gru-lbr-layout1-wide", "GRU", "bidirectional", 1, 4, 2, 30, 136, TRUE,
+    FALSE, FALSE, TRUE, 0, 0.f, FALSE, TRUE },
+  { "rnn-bidir", "RNN", "bidirectional", 0, 8, 2, 5, 21, TRUE, FALSE, TRUE,
+    FALSE, 0, 0.f, FALSE, TRUE },
+  { "lstm-clip", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE, FALSE,
+    FALSE, 0, 0.5f, FALSE, FALSE },
+  { "lstm-other-acts", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE, FALSE,
+    FALSE, 0, 0.f, TRUE, FALSE },
+  { "lstm-shorter-lens", "LSTM", "forward", 0, 4, 2, 6, 8, TRUE, FALSE,
+    FALSE, FALSE, 3, 0.f, FALSE, FALSE },
+};
+
+/* The case's node, its inputs' tensors (in node-input order, NULL when
+ * absent) and, in @graph_inputs, those that are graph inputs (X, then
+ * initial_h and initial_c when given). */
+typedef struct {
+  ClinferGraph *g;
+  ClinferNode *node;
+  ClinferTensor *in[N_IN];
+  ClinferTensor *graph_inputs[3];
+  guint n_graph_inputs;
+} RecGraph;
+
+static void
+rec_graph_build (const RecCase *c, RecGraph *rg)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (7 + c->hidden);
+  int gates = strcmp (c->op, "LSTM") == 0 ? 4 : strcmp (c->op, "GRU") == 0
+      ? 3 : 1;
+  int dirs = strcmp (c->direction, "bidirectional") == 0 ? 2 : 1;
+  gboolean lstm = gates == 4;
+  int64_t xd[] = { c->seq, c->batch, c->input };
+  int64_t wd[] = { dirs, gates * c->hidden, c->input };
+  int64_t rd[] = { dirs, gates * c->hidden, c->hidden };
+  int64_t bd[] = { dirs, 2 * gates * c->hidden };
+  int64_t ld[] = { c->batch };
+  int64_t hd[] = { dirs, c->batch, c->hidden };
+  int64_t pd[] = { dirs, 3 * c->hidden };
+  ClinferNode *in[N_IN] = { NULL };
+  guint n_in = IN_R + 1;
+
+  memset (rg, 0, sizeof (*rg));
+  if (c->layout) {
+    xd[0] = c->batch;
+    xd[1] = c->seq;
+    hd[0] = c->batch;
+    hd[1] = dirs;
+  }
+  rg->g = op_test_graph (14);
+  rg->in[IN_X] = op_test_random (rand, 3, xd);
+  in[IN_X] = op_test_input_like (rg->g, "x", rg->in[IN_X]);
+  rg->graph_inputs[rg->n_graph_inputs++] = rg->in[IN_X];
+  rg->in[IN_W] = op_test_random (rand, 3, wd);
+  rg->in[IN_R] = op_test_random (rand, 3, rd);
+  in[IN_W] = clinfer_graph_add_constant (rg->g, "w", rg->in[IN_W]);
+  in[IN_R] = clinfer_graph_add_constant (rg->g, "r", rg->in[IN_R]);
+  if (c->bias) {
+    rg->in[IN_B] = op_test_random (rand, 2, bd);
+    in[IN_B] = clinfer_graph_add_constant (rg->g, "b", rg->in[IN_B]);
+    n_in = IN_B + 1;
+  }
+  if (c->lens) {
+    int32_t lens[3];
+    for (int b = 0; b < c->batch; b++)
+      lens[b] = c->lens < 0 ? c->seq : (b == 0 ? c->seq : c->lens);
+    rg->in[IN_LENS] = op_test_tensor (CLINFER_TYPE_I32, 1, ld, lens);
+    in[IN_LENS] = clinfer_graph_add_constant (rg->g, "lens",
+        rg->in[IN_LENS]);
+    n_in = IN_LENS + 1;
+  }
+  if (c->initial) {
+    rg->in[IN_H0] = op_test_random (rand, 3, hd);
+    in[IN_H0] = op_test_input_like (rg->g, "h0", rg->in[IN_H0]);
+    rg->graph_inputs[rg->n_graph_inputs++] = rg->in[IN_H0];
+    n_in = IN_H0 + 1;
+    if (lstm) {
+      rg->in[IN_C0] = op_test_random (rand, 3, hd);
+      in[IN_C0] = op_test_input_like (rg->g, "c0", rg->in[IN_C0]);
+      rg->graph_inputs[rg->n_graph_inputs++] = rg->in[IN_C0];
+      n_in = IN_C0 + 1;
+    }
+  }
+  if (c->peepholes) {
+    rg->in[IN_P] = op_test_random (rand, 2, pd);
+    in[IN_P] = clinfer_graph_add_constant (rg->g, "p", rg->in[IN_P]);
+    n_in = IN_P + 1;
+  }
+  rg->node = op_test_node (rg->g, c->op, "", "op", n_in, in, lstm ? 3 : 2);
+  clinfer_node_set_attr (rg->node, "hidden_size",
+      clinfer_attr_new_int (c->hidden));
+  clinfer_node_set_attr (rg->node, "direction",
+      clinfer_attr_new_string (c->direction));
+  if (c->layout)
+    clinfer_node_set_attr (rg->node, "layout", clinfer_attr_new_int (1));
+  if (c->lbr)
+    clinfer_node_set_attr (rg->node, "linear_before_reset",
+        clinfer_attr_new_int (1));
+  if (c->clip > 0.f)
+    clinfer_node_set_attr (rg->node, "clip", clinfer_attr_new_float (c->clip));
+  if (c->other_acts) {
+    static const char *const acts[] = { "Tanh", "Sigmoid", "Tanh" };
+    ClinferAttr *a = g_new0 (ClinferAttr, 1);
+    a->type = CLINFER_ATTR_STRINGS;
+    a->strings.n = 3;
+    a->strings.v = g_new0 (char *, 4);
+    for (int i = 0; i < 3; i++)
+      a->strings.v[i] = g_strdup (acts[i]);
+    clinfer_node_set_attr (rg->node, "activations", a);
+  }
+  for (guint i = 0; i < rg->node->n_outputs; i++) {
+    g_autofree char *name = g_strdup_printf ("y%u", i);
+    clinfer_graph_add_output (rg->g, (ClinferPortRef) { rg->node, i }, name);
+  }
+}
+
+static void
+rec_graph_clear (RecGraph *rg)
+{
+  for (int i = 0; i < N_IN; i++)
+    g_clear_pointer (&rg->in[i], clinfer_tensor_unref);
+  if (rg->g)
+    clinfer_graph_free (rg->g);
+}
+
+/* The case's graph in @rg, prepared, and its node's outputs on the
+ * reference eval. */
+static ClinferTensor **
+rec_graph_reference (const RecCase *c, RecGraph *rg)
+{
+  ClinferTensor **want;
+  GError *err = NULL;
+
+  rec_graph_build (c, rg);
+  g_assert_true (op_test_prepare (rg->g, &err));
+  g_assert_no_error (err);
+  want = op_test_eval (rg->node, rg->in, &err);
+  g_assert_no_error (err);
+  return want;
+}
+
+/* Every output of @got within op_test_assert_close ()'s bound of @want. */
+static void
+assert_outputs_close (ClinferTensor *const *got, ClinferTensor *const *want,
+    guint n, const char *what)
+{
+  for (guint i = 0; i < n; i++) {
+    g_autofree char *w = g_strdup_printf ("%s, output %u", what, i);
+    op_test_assert_close (got[i], want[i], w);
+  }
+}
+
+/* The kernel called directly on each ISA the machine runs. */
+static void
+test_kernel_isas (gconstpointer data)
+{
+  const RecCase *c = data;
+  RecGraph rg;
+  ClinferTensor **want;
+  GError *err = NULL;
+
+  want = rec_graph_reference (c, &rg);
+  for (int isa = CLINFER_CPU_ISA_GENERIC; isa <= CLINFER_CPU_ISA_AVX512;
+       isa++) {
+    ClinferCpuKernel k = { 0 };
+    ClinferTensor *got[3] = { NULL };
+    g_autofree char *what = NULL;
+    g_autofree char *name = NULL, *lower = NULL;
+
+    if (!clinfer_cpu_isa_supported ((ClinferCpuIsa) isa))
+      continue;
+    what = g_strdup_printf ("%s on %s", c->name,
+        clinfer_cpu_isa_name ((ClinferCpuIsa) isa));
+    g_assert_true (clinfer_cpu_kernel_lookup (rg.node) != NULL);
+    if (!clinfer_cpu_kernel_lookup (rg.node) (rg.node, (ClinferCpuIsa) isa,
+            &k, &err)) {
+      g_assert_no_error (err);
+      g_assert_false (c->fast);
+      continue;
+    }
+    g_assert_true (c->fast);
+    name = g_strdup_printf ("%s_gemv_%s", c->op,
+        clinfer_cpu_simd_get ((ClinferCpuIsa) isa)->isa_name);
+    lower = g_ascii_strdown (name, -1);
+    g_assert_cmpstr (k.name, ==, lower);
+    for (guint i = 0; i < rg.node->n_outputs; i++)
+      got[i] = clinfer_tensor_new (CLINFER_TYPE_F32,
+          &rg.node->outputs[i].shape, NULL);
+    /* twice: the second run starts from the first one's scratch */
+    for (int run = 0; run < 2; run++) {
+      g_assert_true (k.run (&k, rg.node, rg.in, got, &err));
+      g_assert_no_error (err);
+      assert_outputs_close (got, want, rg.node->n_outputs, what);
+    }
+    for (guint i = 0; i < rg.node->n_outputs; i++)
+      clinfer_tensor_unref (got[i]);
+    k.free_state (k.state);
+    g_free (k.name);
+  }
+  op_test_free_outputs (rg.node, want);
+  rec_graph_clear (&rg);
+}
+
+/* Compiled for the CPU device at @threads: the outputs, and the kernel
+ * the profile names. */
+static void
+check_compiled (const RecCase *c, int threads)
+{
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) cc = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  g_autofree char *what = g_strdup_printf ("%s at %d threads", c->name,
+      threads);
+  g_autofree char *kernel = NULL;
+  const ClinferProfileEntry *e;
+  ClinferTensor **want, *got[3];
+  RecGraph rg;
+  guint n = 0, n_out;
+  GError *err = NULL;
+
+  want = rec_graph_reference (c, &rg);
+  n_out = rg.node->n_outputs;
+  m = op_test_model (rg.g, 14, &err);
+  rg.g = NULL;
+  g_assert_no_error (err);
+  clinfer_compile_config_set_profiling (cfg, TRUE);
+  clinfer_compile_config_set_threads (cfg, threads);
+  cc = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (cc, &err);
+  g_assert_no_error (err);
+  for (guint i = 0; i < rg.n_graph_inputs; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i,
+            rg.graph_inputs[i], &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  for (guint i = 0; i < n_out; i++)
+    got[i] = clinfer_request_get_output (r, i);
+  assert_outputs_close (got, want, n_out, what);
+  e = clinfer_request_get_profile (r, &n);
+  g_assert_cmpuint (n, >=, 1);
+  if (c->fast) {
+    g_autofree char *k = g_strdup_printf ("%s_gemv_%s", c->op,
+        clinfer_cpu_simd_get (clinfer_cpu_isa_detect ())->isa_name);
+    kernel = g_ascii_strdown (k, -1);
+  } else {
+    kernel = g_strdup ("reference");
+  }
+  g_assert_cmpstr (e[n - 1].kernel, ==, kernel);
+  op_test_free_outputs (rg.node, want);
+  rec_graph_clear (&rg);
+}
+
+static void
+test_compiled (gconstpointer data)
+{
+  check_compiled (data, 1);
+  check_compiled (data, 2);
+}
+
+/* ---------------------------------------------------------------- */
+/* Vector sigmoid and tanh                                           */
+
+static int64_t
+ulps_apart (float a, float b)
+{
+  int32_t ia, ib;
+
+  memcpy (&ia, &a, 4);
+  memcpy (&ib, &b, 4);
+  if (ia < 0)
+    ia = G_MININT32 - ia;
+  if (ib < 0)
+    ib = G_MININT32 - ib;
+  return ABS ((int64_t) ia - (int64_t) ib);
+}
+
+static void
+test_sigmoid_tanh (void)
+{
+  /* dense over [-20, 20], small values near 0 (tanh's polynomial), and
+   * around tanh's switch at 0.625 */
+  enum { N = 8192 };
+  g_autofree float *x = g_new (float, N);
+  g_autofree float *y = g_new (float, N);
+  static const float special[] = { 0.f, -0.f, INFINITY, -INFINITY, NAN,
+    100.f, -100.f, 1e-30f };
+
+  for (int i = 0; i < N; i++)
+    x[i] = i < 4096 ? -20.f + 40.f * (float) i / 4096.f
+        : i < 6144 ? ldexpf ((i & 1) ? -1.f : 1.f, -(i - 4096) / 64)
+            * (1.f + (float) (i % 64) / 64.f)
+        : 0.625f + (float) (i - 7168) * 1e-6f;
+  for (gsize i = 0; i < G_N_ELEMENTS (special); i++)
+    x[N - 1 - i] = x[100 + i] = special[i];
+  for (int isa = CLINFER_CPU_ISA_GENERIC; isa <= CLINFER_CPU_ISA_AVX512;
+       isa++) {
+    const ClinferCpuSimd *k;
+    if (!clinfer_cpu_isa_supported ((ClinferCpuIsa) isa))
+      continue;
+    k = clinfer_cpu_simd_get ((ClinferCpuIsa) isa);
+    for (int op = 5; op <= 6; op++) {
+      int64_t worst = 0;
+      k->unary_row (op, x, y, N);
+      for (int i = 0; i < N; i++) {
+        float want = op == 5 ? (float) (1.0 / (1.0 + exp (-(double) x[i])))
+            : (float) tanh ((double) x[i]);
+        if (isnan (want)) {
+          if (!isnan (y[i]))
+            g_error ("%s op %d: f (%g) = %g, want NaN", k->isa_name, op,
+                x[i], y[i]);
+          continue;
+        }
+        /* below 1e-30 only the absolute error matters (sigmoid of large
+         * negatives) */
+        if (fabsf (want) < 1e-30f && fabsf (y[i]) < 1e-30f)
+          continue;
+        worst = MAX (worst, ulps_apart (y[i], want));
+        if (ulps_apart (y[i], want) > 4)
+          g_error ("%s op %d: f (%.9g) = %.9g, want %.9g", k->isa_name, op,
+              x[i], y[i], want);
+      }
+      g_test_message ("%s op %d: %" G_GINT64_FORMAT " ulps at most",
+          k->isa_name, op, worst);
+    }
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autofree char *p1 = g_strdup_printf ("/recurrent-kernels/isas/%s",
+        cases[i].name);
+    g_autofree char *p2 = g_strdup_printf ("/recurrent-kernels/compiled/%s",
+        cases[i].name);
+    g_test_add_data_func (p1, &cases[i], test_kernel_isas);
+    g_test_add_data_func (p2, &cases[i], test_compiled);
+  }
+  g_test_add_func ("/recurrent-kernels/sigmoid-tanh", test_sigmoid_tanh);
+  return g_test_run ();
+}
