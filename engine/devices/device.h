@@ -138,6 +138,9 @@ struct _ClinferDeviceClass {
   /* The device's fast convolutions are 2-D: the conv1d-to-2d pass
    * rewrites 1-D ones. */
   gboolean lowers_conv1d_to_2d;
+  /* The device runs com.clinfer Swish (x * Sigmoid (x)) in a kernel of
+   * its own: the fuse-swish pass makes them. */
+  gboolean runs_swish;
   /* Streams of the throughput hint: 0 for a device whose kernels run on
    * the host cores (they are split into streams, threads per stream);
    * N > 0 for a device with its own processors (N requests in flight). */

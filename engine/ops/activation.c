@@ -12,7 +12,7 @@ typedef enum {
   U_HSWISH, U_TANH, U_CLIP, U_SOFTPLUS, U_SOFTSIGN, U_MISH, U_ERF, U_SHRINK,
   U_SIGN, U_ABS, U_NEG, U_RECIP, U_FLOOR, U_CEIL, U_ROUND, U_EXP, U_LOG,
   U_SQRT, U_SIN, U_COS, U_TAN, U_ASIN, U_ACOS, U_ATAN, U_SINH, U_COSH,
-  U_ASINH, U_ACOSH, U_ATANH, U_ISNAN, U_ISINF,
+  U_ASINH, U_ACOSH, U_ATANH, U_ISNAN, U_ISINF, U_SWISH,
 } UnaryKind;
 
 typedef enum {
@@ -42,6 +42,8 @@ static const UnaryInfo unary_table[] = {
   { "Sigmoid", U_SIGMOID, TY_FLOAT },
   { "HardSigmoid", U_HSIGMOID, TY_FLOAT, "alpha", 0.2f, "beta", 0.5f },
   { "HardSwish", U_HSWISH, TY_FLOAT },
+  /* com.clinfer Swish (pass fuse-swish): x * Sigmoid (x) */
+  { "Swish", U_SWISH, TY_FLOAT },
   { "Tanh", U_TANH, TY_FLOAT },
   { "Clip", U_CLIP, TY_NUMERIC, "min", -FLT_MAX, "max", FLT_MAX },
   { "Softplus", U_SOFTPLUS, TY_FLOAT },
@@ -220,8 +222,11 @@ vexpf (float x)
   return y * s;
 }
 
+/* 1 / (1 + exp (-x)) (Sigmoid), or x times it (Swish: the fused node
+ * gives what the Mul (x, Sigmoid (x)) it replaces gave, -inf at -inf
+ * too) when @times_x; @q may be @p. */
 static void
-sigmoid_f32 (const float *p, float *q, int64_t n)
+sigmoid_f32 (const float *p, float *q, int64_t n, gboolean times_x)
 {
   float t[SUB];
 
@@ -230,7 +235,7 @@ sigmoid_f32 (const float *p, float *q, int64_t n)
     for (int64_t i = 0; i < m; i++)
       t[i] = clamp_exp_arg (-p[i0 + i]);
     for (int64_t i = 0; i < m; i++)
-      q[i0 + i] = 1.f / (1.f + vexpf (t[i]));
+      q[i0 + i] = (times_x ? p[i0 + i] : 1.f) * (1.f / (1.f + vexpf (t[i])));
   }
 }
 
@@ -276,8 +281,10 @@ tanh_f32 (const float *p, float *q, int64_t n)
 #define MF_double(fn) fn
 #define FABS_float fabsf
 #define FABS_double fabs
-#define SIGMOID_float sigmoid_f32 (p, q, n)
+#define SIGMOID_float sigmoid_f32 (p, q, n, FALSE)
 #define SIGMOID_double UN_LOOP (double, double, 1.0 / (1.0 + exp (-x)))
+#define SWISH_float sigmoid_f32 (p, q, n, TRUE)
+#define SWISH_double UN_LOOP (double, double, x * (1.0 / (1.0 + exp (-x))))
 #define TANH_float tanh_f32 (p, q, n)
 #define TANH_double UN_LOOP (double, double, tanh (x))
 
@@ -317,6 +324,7 @@ clamp_double (double v, double lo, double hi)
       case U_SIGMOID: SIGMOID_##T; break;                                    \
       case U_HSIGMOID: UN_LOOP (T, T, CLAMP01 (T, a * x + b)); break;        \
       case U_HSWISH: UN_LOOP (T, T, x * CLAMP01 (T, x / (T) 6 + (T) 0.5)); break; \
+      case U_SWISH: SWISH_##T; break;                                        \
       case U_TANH: TANH_##T; break;                                          \
       case U_CLIP: UN_LOOP (T, T, clamp_##T (x, lo, hi)); break;             \
       case U_SOFTPLUS: UN_LOOP (T, T, SOFTPLUS (T, x)); break;               \
@@ -677,6 +685,8 @@ const ClinferOpDef clinfer_ops_activation[] = {
   UNARY ("Atanh", 9, 1),
   UNARY ("IsNaN", 9, 1),
   UNARY ("IsInf", 10, 1),
+  { "Swish", "com.clinfer", 1, 0, 1, 1, 1, 1, 0, prepare_unary, g_free,
+    infer_unary, eval_unary },
   /* Dropout-12+ reads ratio/training_mode inputs: training is random. */
   { "Dropout", "", 1, 11, 1, 1, 1, 2, 0, prepare_dropout, g_free,
     infer_dropout, eval_dropout },

@@ -36,6 +36,9 @@ static const ClinferPass passes[] = {
   { "fuse-hardswish", "replace x * Clip (x + 3, 0, 6) / 6 and x * "
     "HardSigmoid (x) (alpha 1/6, beta 0.5) by one HardSwish node (compile "
     "only)", FALSE, clinfer_pass_fuse_hardswish, TRUE },
+  { "fuse-swish", "replace x * Sigmoid (x) by one com.clinfer Swish node, "
+    "for devices with a kernel for it (the CPU device; compile only)", FALSE,
+    clinfer_pass_fuse_swish, TRUE },
   { "fuse-residual-gate", "replace x + x * s, s broadcast over x (a "
     "squeeze-and-excitation gate), by x * (s + 1): one pass over x (compile "
     "only)", FALSE, clinfer_pass_fuse_residual_gate, TRUE },

@@ -27,6 +27,9 @@ typedef struct {
   /* The device runs 2-D convolutions fast but not 1-D ones: conv1d-to-2d
    * rewrites them. */
   gboolean conv1d_as_2d;
+  /* The device has a kernel for com.clinfer Swish: fuse-swish makes
+   * them. */
+  gboolean swish;
 } ClinferPassContext;
 
 typedef struct {
@@ -67,6 +70,8 @@ gboolean clinfer_pass_fuse_eltwise_chain (ClinferGraph *graph,
 gboolean clinfer_pass_fuse_conv_activation (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_hardswish (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fuse_swish (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fuse_conv_batchnorm (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);

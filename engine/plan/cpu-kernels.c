@@ -29,6 +29,7 @@ static const struct {
   { "", "Abs", clinfer_cpu_eltwise_factory },
   { "", "Sqrt", clinfer_cpu_eltwise_factory },
   { "", "Log", clinfer_cpu_eltwise_factory },
+  { "com.clinfer", "Swish", clinfer_cpu_eltwise_factory },
   { "", "ReduceSum", clinfer_cpu_eltwise_factory },
   { "", "ReduceMean", clinfer_cpu_eltwise_factory },
   { "", "ReduceMax", clinfer_cpu_eltwise_factory },

@@ -1409,6 +1409,9 @@ vexp (vf x)
   return p * (vf) e;
 }
 
+/* 1 / (1 + exp (-x)), exp's argument clamped as the reference evals'
+ * Sigmoid clamps it (so x * vsigmoid (x) is -inf at -inf, as their Mul
+ * (x, Sigmoid (x)) is). */
 INLINE vf
 vsigmoid (vf x)
 {
@@ -1434,29 +1437,67 @@ vtanh (vf x)
   return vselect (ax < vbcast (0.625f), p, big);
 }
 
-static void
-ISA (unary_row) (int op, const float *x, float *y, int64_t n)
+INLINE vf
+unary_vec (vf v, const int op)
+{
+  switch (op) {
+    case 0: return vselect (v > vbcast (0.f), v, vbcast (0.f));
+    case 1: return -v;
+    case 2: return (vf) ((vi) v & 0x7fffffff);
+    case 4: return vlog (v);
+    case 5: return vsigmoid (v);
+    case 6: return vtanh (v);
+    case 7: return v * vsigmoid (v);
+    default: return vsqrt (v);
+  }
+}
+
+INLINE float
+unary_scalar (float v, const int op)
+{
+  switch (op) {
+    case 0: return v > 0.f ? v : 0.f;
+    case 1: return -v;
+    case 2: return fabsf (v);
+    case 4: return logf (v);
+    case 5: return 1.f / (1.f + expf (-v));
+    case 6: return tanhf (v);
+    case 7: return v / (1.f + expf (MIN (-v, 88.3f)));
+    default: return sqrtf (v);
+  }
+}
+
+/* One loop per op (the switch outside it): the loop bodies of the
+ * longer functions (exp, a division) then overlap across iterations. */
+INLINE void
+unary_loop (const float *x, float *y, int64_t n, const int op)
 {
   int64_t i = 0;
 
-  for (; i + VW <= n; i += VW) {
-    vf v = vload (x + i), r;
-    switch (op) {
-      case 0: r = vselect (v > vbcast (0.f), v, vbcast (0.f)); break;
-      case 1: r = -v; break;
-      case 2: r = (vf) ((vi) v & 0x7fffffff); break;
-      case 4: r = vlog (v); break;
-      case 5: r = vsigmoid (v); break;
-      case 6: r = vtanh (v); break;
-      default: r = vsqrt (v); break;
-    }
-    vstore (y + i, r);
+  for (; i + 2 * VW <= n; i += 2 * VW) {
+    vf a = unary_vec (vload (x + i), op);
+    vf b = unary_vec (vload (x + i + VW), op);
+    vstore (y + i, a);
+    vstore (y + i + VW, b);
   }
-  for (; i < n; i++) {
-    float v = x[i];
-    y[i] = op == 0 ? (v > 0.f ? v : 0.f) : op == 1 ? -v : op == 2 ? fabsf (v)
-        : op == 4 ? logf (v) : op == 5 ? 1.f / (1.f + expf (-v))
-        : op == 6 ? tanhf (v) : sqrtf (v);
+  for (; i + VW <= n; i += VW)
+    vstore (y + i, unary_vec (vload (x + i), op));
+  for (; i < n; i++)
+    y[i] = unary_scalar (x[i], op);
+}
+
+static void
+ISA (unary_row) (int op, const float *x, float *y, int64_t n)
+{
+  switch (op) {
+    case 0: unary_loop (x, y, n, 0); break;
+    case 1: unary_loop (x, y, n, 1); break;
+    case 2: unary_loop (x, y, n, 2); break;
+    case 4: unary_loop (x, y, n, 4); break;
+    case 5: unary_loop (x, y, n, 5); break;
+    case 6: unary_loop (x, y, n, 6); break;
+    case 7: unary_loop (x, y, n, 7); break;
+    default: unary_loop (x, y, n, 3); break;
   }
 }
 

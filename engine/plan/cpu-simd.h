@@ -183,8 +183,8 @@ typedef struct {
       float *y, int64_t n);
   /* y = f (x) over @n floats; @op 0 Relu (x > 0 ? x : 0), 1 Neg, 2 Abs,
    * 3 Sqrt, 4 Log (a vector log within a few ulp of logf), 5 Sigmoid
-   * (1 / (1 + exp (-x))), 6 Tanh (both within a few ulp of the libm
-   * formulas). @y may be @x. */
+   * (1 / (1 + exp (-x))), 6 Tanh, 7 Swish (x / (1 + exp (-x))) (these
+   * three within a few ulp of the libm formulas). @y may be @x. */
   void (*unary_row) (int op, const float *x, float *y, int64_t n);
   /* c[j] = c0[j] + sum_kk a[kk] B[kk][j] for j < @nc (c0[j] taken as 0
    * when @c0 is NULL): a row vector by @k rows of B in pack_b ()'s panels,

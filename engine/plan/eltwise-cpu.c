@@ -5,7 +5,8 @@
  *   broadcast alike merge (y [1, 54, 256] = a [1, 54, 256] - b [1, 54, 1]
  *   is 54 rows of 256 minus one value each), and each row is one
  *   binary_row () call of the simd table.
- * - Relu, Neg, Abs, Sqrt, Log (a vector log, within a few ulp of logf).
+ * - Relu, Neg, Abs, Sqrt, Log (a vector log, within a few ulp of logf),
+ *   com.clinfer Swish (x / (1 + exp (-x)), a vector exp).
  * - ReduceSum, ReduceMean, ReduceMax and ReduceMin (NaN wins, as in the
  *   reference eval) whose reduced dims are adjacent (after
  *   dropping dims of extent 1): [outer, reduced, inner] sums rows
@@ -287,6 +288,11 @@ node_kind (const ClinferNode *node, EltKind *kind, int *op)
       *op = i;
       return TRUE;
     }
+  if (clinfer_node_is_builtin_op (node, "com.clinfer", "Swish")) {
+    *kind = ELT_UNARY;
+    *op = 7;                 /* unary_row ()'s Swish */
+    return TRUE;
+  }
   *kind = ELT_REDUCE;
   for (int i = 0; i < (int) G_N_ELEMENTS (reduce_ops); i++)
     if (clinfer_node_is_builtin_op (node, "", reduce_ops[i])) {

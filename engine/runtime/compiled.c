@@ -254,6 +254,7 @@ plan_build (ClinferCompiled *c, const ClinferShape *shapes, GError **error)
   ctx.layer_norm_std = c->device->klass->runs_layer_norm_std;
   ctx.gemm_as_matmul = c->device->klass->lowers_gemm_to_matmul;
   ctx.conv1d_as_2d = c->device->klass->lowers_conv1d_to_2d;
+  ctx.swish = c->device->klass->runs_swish;
   plan->graph = clinfer_graph_copy (c->model->graph);
   plan->graph->memory_limit = clinfer_compile_config_get_memory_limit (c->config);
   plan->n_inputs = plan->graph->inputs->len;

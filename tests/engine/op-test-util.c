@@ -345,10 +345,8 @@ op_test_count_ops (const ClinferGraph *g, const char *op_type)
   return n;
 }
 
-/* Units in the last place between two f32 values of one sign (the
- * distance of their bit patterns); G_MAXINT64 across signs. */
-static int64_t
-ulps_apart (float a, float b)
+int64_t
+op_test_ulps_apart (float a, float b)
 {
   int32_t ia, ib;
 
@@ -413,7 +411,7 @@ op_test_check_cpu_kernel_ulps (ClinferGraph *g, ClinferGraph *ref, int opset,
     double b = clinfer_tensor_get_as_double (want, i);
     if (a != b && !(isnan (a) && isnan (b))
         && (max_ulps == 0 || isnan (a) || isnan (b)
-            || ulps_apart ((float) a, (float) b) > max_ulps))
+            || op_test_ulps_apart ((float) a, (float) b) > max_ulps))
       g_error ("%s: element %" G_GINT64_FORMAT ": %.9g, want %.9g", what, i,
           a, b);
   }

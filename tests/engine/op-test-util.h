@@ -43,6 +43,9 @@ void op_test_check_cpu_kernel (ClinferGraph *g, ClinferGraph *ref, int opset,
 void op_test_check_cpu_kernel_ulps (ClinferGraph *g, ClinferGraph *ref,
     int opset, ClinferTensor *const *inputs, guint n_in, const char *kernel,
     const char *what, int max_ulps);
+/* Units in the last place between two f32 values of one sign (the
+ * distance of their bit patterns); G_MAXINT64 across signs. */
+int64_t op_test_ulps_apart (float a, float b);
 /* Nodes of @g whose op type is @op_type. */
 guint op_test_count_ops (const ClinferGraph *g, const char *op_type);
 /* Resolves every node and infers shapes in topological order. */

@@ -12,7 +12,10 @@
  * ReduceMean over the last (rows of 2 and of 3 too), a middle, the first
  * and all axes, with keepdims 0, axes as an input, dims of extent 1
  * between the reduced ones, and non-adjacent axes (the reference eval
- * then). Inputs are small integers, so sums are exact in f32 too. */
+ * then). Inputs are small integers, so sums are exact in f32 too.
+ * Also x * Sigmoid (x) as com.clinfer Swish (the unary test "Swish"),
+ * and the vector sigmoid, tanh and swish of every ISA table against
+ * double precision. */
 #include "op-test-util.h"
 #include "plan/cpu-simd.h"
 #include <math.h>
@@ -104,8 +107,9 @@ test_unary (gconstpointer data)
   g_autoptr (ClinferTensor) x = counting (2, d, 3);
   g_autofree char *kernel = kernel_name ("unary_rows");
   ClinferTensor *inputs[1] = { x };
-  ClinferNode *in[1], *n;
+  ClinferNode *in[2], *n;
   float *xv = clinfer_tensor_get_data (x);
+  gboolean swish = strcmp (op, "Swish") == 0;
 
   /* Special values in the vector body and in the tail. */
   for (gsize i = 0; i < G_N_ELEMENTS (special); i++) {
@@ -122,11 +126,24 @@ test_unary (gconstpointer data)
           : i < 1500 ? 0.70710677f + (float) (i - 1250) * 1e-7f
           : ldexpf (1.f + (float) (i % 97) / 97.f, (i - 1500) / 4 - 60);
     }
+  /* Swish: fractions too, and where exp saturates */
+  if (swish)
+    for (int i = 0; i < 2000; i++)
+      xv[400 + i] = i < 1900 ? (float) (i - 950) / 97.f
+          : -90.f + (float) (i - 1900) * 0.04f;
   in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);
-  n = op_test_node (g, op, "", "op", 1, in, 1);
+  if (swish) {
+    /* x * Sigmoid (x): the fuse-swish pass makes it one com.clinfer
+     * Swish, within 4 ulps of the reference evals' Sigmoid and Mul
+     * (-inf at -inf in both) */
+    in[1] = op_test_node (g, "Sigmoid", "", "sig", 1, in, 1);
+    n = op_test_node (g, "Mul", "", "op", 2, in, 1);
+  } else {
+    n = op_test_node (g, op, "", "op", 1, in, 1);
+  }
   clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
   op_test_check_cpu_kernel_ulps (g, NULL, 13, inputs, 1, kernel, op,
-      strcmp (op, "Log") == 0 ? 2 : 0);
+      strcmp (op, "Log") == 0 ? 2 : swish ? 4 : 0);
 }
 
 typedef struct {
@@ -200,12 +217,74 @@ test_reduce (gconstpointer data)
   op_test_check_cpu_kernel (g, NULL, c->opset, inputs, 1, kernel, c->name);
 }
 
+/* The vector sigmoid, tanh and swish (unary_row () ops 5, 6 and 7; the
+ * recurrent kernel's gates and com.clinfer Swish) of every ISA table
+ * the machine runs against double-precision ones: within 4 ulps (below
+ * 1e-30 only the absolute error counts), NaN for NaN. */
+static void
+test_vector_functions (void)
+{
+  /* dense over [-20, 20], small values near 0 (tanh's polynomial),
+   * around tanh's switch at 0.625, and where exp saturates */
+  enum { N = 8192 };
+  g_autofree float *x = g_new (float, N);
+  g_autofree float *y = g_new (float, N);
+  static const float special[] = { 0.f, -0.f, INFINITY, -INFINITY, NAN,
+    100.f, -100.f, 1e-30f };
+
+  for (int i = 0; i < N; i++)
+    x[i] = i < 4096 ? -20.f + 40.f * (float) i / 4096.f
+        : i < 6144 ? ldexpf ((i & 1) ? -1.f : 1.f, -(i - 4096) / 64)
+            * (1.f + (float) (i % 64) / 64.f)
+        : 0.625f + (float) (i - 7168) * 1e-6f;
+  for (gsize i = 0; i < G_N_ELEMENTS (special); i++)
+    x[N - 1 - i] = x[100 + i] = special[i];
+  for (int isa = CLINFER_CPU_ISA_GENERIC; isa <= CLINFER_CPU_ISA_AVX512;
+       isa++) {
+    const ClinferCpuSimd *k;
+    if (!clinfer_cpu_isa_supported ((ClinferCpuIsa) isa))
+      continue;
+    k = clinfer_cpu_simd_get ((ClinferCpuIsa) isa);
+    for (int op = 5; op <= 7; op++) {
+      int64_t worst = 0;
+      k->unary_row (op, x, y, N);
+      for (int i = 0; i < N; i++) {
+        double xd = x[i];
+        /* swish (-inf): -inf, as the reference evals' Sigmoid (clamping
+         * exp's argument) and Mul give */
+        float want = op == 5 ? (float) (1.0 / (1.0 + exp (-xd)))
+            : op == 6 ? (float) tanh (xd)
+            : isinf (xd) && xd < 0 ? -INFINITY
+            : (float) (xd / (1.0 + exp (-xd)));
+        if (isnan (want)) {
+          if (!isnan (y[i]))
+            g_error ("%s op %d: f (%g) = %g, want NaN", k->isa_name, op,
+                x[i], y[i]);
+          continue;
+        }
+        /* below 1e-30 only the absolute error matters (sigmoid of large
+         * negatives) */
+        if (fabsf (want) < 1e-30f && fabsf (y[i]) < 1e-30f)
+          continue;
+        worst = MAX (worst, op_test_ulps_apart (y[i], want));
+        if (op_test_ulps_apart (y[i], want) > 4)
+          g_error ("%s op %d: f (%.9g) = %.9g, want %.9g", k->isa_name, op,
+              x[i], y[i], want);
+      }
+      g_test_message ("%s op %d: %" G_GINT64_FORMAT " ulps at most",
+          k->isa_name, op, worst);
+    }
+  }
+}
+
 int
 main (int argc, char **argv)
 {
-  static const char *const unary[] = { "Relu", "Neg", "Abs", "Sqrt", "Log" };
+  static const char *const unary[] = { "Relu", "Neg", "Abs", "Sqrt", "Log",
+    "Swish" };
 
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/eltwise-kernels/vector-functions", test_vector_functions);
   for (gsize i = 0; i < G_N_ELEMENTS (binary_cases); i++) {
     g_autofree char *path = g_strdup_printf ("/eltwise-kernels/binary/%s",
         binary_cases[i].name);

@@ -31,7 +31,11 @@
  * (beta folded in; dropped at beta 0) or an activation C (beta 1), becomes
  * MatMul [+ Add] with the same result, which the CPU device runs without
  * a reference step; transA, a transposed activation B, an activation C
- * with beta != 1 and a device that did not ask are left alone. */
+ * with beta != 1 and a device that did not ask are left alone.
+ * And of fuse-swish: Mul (x, Sigmoid (x)) in either operand order becomes
+ * one com.clinfer Swish of x with the same result; a Sigmoid read
+ * elsewhere, a Sigmoid of another tensor and a device that did not ask
+ * are left alone. */
 #include "op-test-util.h"
 #include "passes/passes.h"
 #include <string.h>
@@ -984,6 +988,66 @@ test_conv1d_to_2d (gconstpointer data)
     clinfer_tensor_unref (inputs[i]);
 }
 
+/* ---------------------------------------------------------------- */
+/* fuse-swish                                                        */
+
+typedef enum {
+  SW_SIGMOID_SECOND,         /* Mul (x, Sigmoid (x)) */
+  SW_SIGMOID_FIRST,          /* Mul (Sigmoid (x), x) */
+  SW_SHARED_NOT_FUSED,       /* the Sigmoid also a graph output */
+  SW_OTHER_NOT_FUSED,        /* Mul (x, Sigmoid (x2)) */
+  SW_NOT_ASKED,              /* the device has no Swish kernel */
+} SwForm;
+
+static const char *const sw_names[] = { "sigmoid-second", "sigmoid-first",
+  "shared-not-fused", "other-not-fused", "not-asked" };
+
+static void
+test_swish (gconstpointer data)
+{
+  SwForm form = GPOINTER_TO_INT (data);
+  gboolean fuses = form == SW_SIGMOID_SECOND || form == SW_SIGMOID_FIRST;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (47);
+  g_autoptr (ClinferGraph) g = op_test_graph (13);
+  int64_t xd[] = { 2, 6, 9 };
+  ClinferShape xs = clinfer_shape_make (3, xd);
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 3, xd);
+  g_autoptr (ClinferTensor) x2 = op_test_random (rand, 3, xd);
+  g_autoptr (ClinferTensor) before = NULL;
+  ClinferTensor *inputs[2] = { x, x2 };
+  ClinferPassContext ctx = { NULL, 13 };
+  ClinferNode *in, *in2, *sig, *mul;
+  ClinferGraphOutput *o;
+  GError *err = NULL;
+  float *v = clinfer_tensor_get_data (x);
+
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (x); i++)
+    v[i] *= 8.f;
+  ctx.swish = form != SW_NOT_ASKED;
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  in2 = clinfer_graph_add_input (g, "x2", CLINFER_TYPE_F32, &xs);
+  sig = op_test_node (g, "Sigmoid", "", "sig", 1,
+      form == SW_OTHER_NOT_FUSED ? &in2 : &in, 1);
+  mul = form == SW_SIGMOID_FIRST ? binary (g, "Mul", "tail", sig, in)
+      : binary (g, "Mul", "tail", in, sig);
+  clinfer_graph_add_output (g, (ClinferPortRef) { mul, 0 }, "y");
+  if (form == SW_SHARED_NOT_FUSED)
+    clinfer_graph_add_output (g, (ClinferPortRef) { sig, 0 }, "s");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  before = pass_run (g, clinfer_pass_fuse_swish, &ctx, inputs, fuses,
+      sw_names[form]);
+  g_assert_cmpuint (op_test_count_ops (g, "Swish"), ==, fuses ? 1 : 0);
+  g_assert_cmpuint (op_test_count_ops (g, "Sigmoid")
+      + op_test_count_ops (g, "Mul"), ==, fuses ? 0 : 2);
+  o = &g_array_index (g->outputs, ClinferGraphOutput, 0);
+  if (fuses) {
+    g_assert_cmpstr (o->ref.node->domain, ==, "com.clinfer");
+    g_assert_true (o->ref.node->inputs[0].node == in);
+  }
+  g_assert_cmpstr (o->ref.node->outputs[o->ref.port].name, ==, "tail:0");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1041,6 +1105,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/passes/conv1d-to-2d/%s",
         c1_names[i]);
     g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_conv1d_to_2d);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (sw_names); i++) {
+    g_autofree char *path = g_strdup_printf ("/passes/fuse-swish/%s",
+        sw_names[i]);
+    g_test_add_data_func (path, GINT_TO_POINTER ((int) i), test_swish);
   }
   for (gsize i = 0; i < G_N_ELEMENTS (gm_names); i++) {
     g_autofree char *path = g_strdup_printf ("/passes/gemm-to-matmul/%s",

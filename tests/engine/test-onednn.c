@@ -1402,6 +1402,31 @@ test_two_layouts (void)
   g_assert_nonnull (seen[1]);
 }
 
+/* x ([1, @cin, h, w]) -> conv @cin -> @mid -> @op (a, Sigmoid (a)) -> conv
+ * @mid -> @cout -> y, 3x3 convs (weights from @rand), prepared; returns
+ * y on the reference evals for @x. */
+static ClinferTensor *
+conv_sigmoid_conv (ClinferGraph *g, GRand *rand, ClinferTensor *x,
+    int64_t mid, int64_t cout, const char *op)
+{
+  const ClinferShape *xs = clinfer_tensor_get_shape (x);
+  ClinferTensor *inputs[1] = { x }, *ref;
+  ClinferNode *in, *a, *sig;
+  GError *err = NULL;
+
+  in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, xs);
+  a = add_conv (g, rand, "c1", in, xs->dims[1], mid, 3, 1, 1, NULL, NULL);
+  sig = add_node (g, "Sigmoid", "sig", a, NULL);
+  a = add_node (g, op, "gate", a, sig);
+  a = add_conv (g, rand, "c2", a, mid, cout, 3, 1, 1, NULL, NULL);
+  clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
+  g_assert_true (op_test_prepare (g, &err));
+  g_assert_no_error (err);
+  ref = op_test_run_graph (g, inputs, &err);
+  g_assert_no_error (err);
+  return ref;
+}
+
 /* A one-channel tensor between fast-path steps is kept plain (conv 8 -> 1,
  * a second reader so the Sigmoid is its own step, Add, conv 1 -> 4): the
  * steps stay on oneDNN's path, the reorders at the one-channel slots give
@@ -1413,24 +1438,12 @@ test_one_channel_plain (void)
     g_autoptr (GRand) rand = g_rand_new_with_seed (16);
     ClinferGraph *g = op_test_graph (13);
     int64_t xd[] = { 1, 8, 37, 41 };
-    ClinferShape xs = clinfer_shape_make (4, xd);
     g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
     g_autoptr (ClinferTensor) ref = NULL, got = NULL;
     ClinferTensor *inputs[1] = { x };
-    ClinferNode *in, *a, *s1;
-    GError *err = NULL;
     guint n_onednn, n_steps;
 
-    in = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
-    a = add_conv (g, rand, "one", in, 8, 1, 3, 1, 1, NULL, NULL);
-    s1 = add_node (g, "Sigmoid", "sig", a, NULL);
-    a = add_node (g, "Add", "sum", s1, a);
-    a = add_conv (g, rand, "four", a, 1, 4, 3, 1, 1, NULL, NULL);
-    clinfer_graph_add_output (g, (ClinferPortRef) { a, 0 }, "y");
-    g_assert_true (op_test_prepare (g, &err));
-    g_assert_no_error (err);
-    ref = op_test_run_graph (g, inputs, &err);
-    g_assert_no_error (err);
+    ref = conv_sigmoid_conv (g, rand, x, 1, 4, "Add");
     got = run_cpu (g, inputs, 1, threads, &n_onednn, &n_steps);
     /* oneDNN 2.6 has no kernel for the 8 -> 1 conv with 16-channel
      * blocks: it runs on the C kernels then, the rest on oneDNN (before
@@ -1521,6 +1534,35 @@ test_post_op_hardswish (void)
   g_assert_cmpuint (n_onednn, ==, 2);
   g_assert_cmpuint (last_n_fused, ==, 1);
   op_test_assert_close (got, ref, "hardswish post-op");
+}
+
+/* conv (20 channels: padding lanes in 8- and 16-channel blocks) -> x * Sigmoid
+ * (x) -> conv: the fuse-swish pass makes the pair one com.clinfer Swish,
+ * which runs as clinfer's step on the blocked buffer (padding lanes
+ * included), not as the conv's post-op; at 1 and 2 threads (the buffer
+ * splits in two). */
+static void
+test_swish_blocked (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (15);
+  int64_t xd[] = { 1, 3, 64, 64 };
+  g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
+  ClinferTensor *inputs[1] = { x };
+
+  for (int threads = 1; threads <= 2; threads++) {
+    ClinferGraph *g = op_test_graph (13);
+    g_autoptr (GRand) wr = g_rand_new_with_seed (16);
+    g_autoptr (ClinferTensor) ref = NULL, got = NULL;
+    guint n_onednn, n_steps;
+
+    ref = conv_sigmoid_conv (g, wr, x, 20, 8, "Mul");
+    got = run_cpu (g, inputs, 1, threads, &n_onednn, &n_steps);
+    g_assert_cmpuint (n_steps, ==, 3);
+    g_assert_cmpuint (n_onednn, ==, 3);
+    g_assert_cmpuint (last_n_fused, ==, 0);
+    g_assert_nonnull (strstr (last_kernels->str, "onednn-layout:swish_rows_"));
+    op_test_assert_close (got, ref, "swish between convs");
+  }
 }
 
 /* ---------------------------------------------------------------- */
@@ -2082,6 +2124,7 @@ main (int argc, char **argv)
   g_test_add_func ("/onednn/post-ops", test_post_ops);
   g_test_add_func ("/onednn/post-ops-same-alg", test_post_ops_same_alg);
   g_test_add_func ("/onednn/post-op-hardswish", test_post_op_hardswish);
+  g_test_add_func ("/onednn/swish-blocked", test_swish_blocked);
   g_test_add_func ("/onednn/chain/boundary", test_chain_boundary);
   g_test_add_func ("/onednn/threads-and-switch", test_threads_and_switch);
   g_test_add_func ("/onednn/two-layouts", test_two_layouts);

@@ -8,11 +8,10 @@
  * initial states; GRU with and without linear_before_reset; a constant
  * sequence_lens equal to the steps. Configurations the kernel leaves to
  * the reference eval (clip, other activations, shorter sequence_lens)
- * must stay there. Also the vector sigmoid and tanh (unary_row ()
- * ops 5 and 6) against double-precision ones, in ulps. */
+ * must stay there. (test-eltwise-kernels checks the vector sigmoid and
+ * tanh the gates use.) */
 #include "op-test-util.h"
 #include "plan/cpu-simd.h"
-#include <math.h>
 #include <string.h>
 
 enum { IN_X, IN_W, IN_R, IN_B, IN_LENS, IN_H0, IN_C0, IN_P, N_IN };
@@ -304,74 +303,6 @@ test_compiled (gconstpointer data)
   check_compiled (data, 2);
 }
 
-/* ---------------------------------------------------------------- */
-/* Vector sigmoid and tanh                                           */
-
-static int64_t
-ulps_apart (float a, float b)
-{
-  int32_t ia, ib;
-
-  memcpy (&ia, &a, 4);
-  memcpy (&ib, &b, 4);
-  if (ia < 0)
-    ia = G_MININT32 - ia;
-  if (ib < 0)
-    ib = G_MININT32 - ib;
-  return ABS ((int64_t) ia - (int64_t) ib);
-}
-
-static void
-test_sigmoid_tanh (void)
-{
-  /* dense over [-20, 20], small values near 0 (tanh's polynomial), and
-   * around tanh's switch at 0.625 */
-  enum { N = 8192 };
-  g_autofree float *x = g_new (float, N);
-  g_autofree float *y = g_new (float, N);
-  static const float special[] = { 0.f, -0.f, INFINITY, -INFINITY, NAN,
-    100.f, -100.f, 1e-30f };
-
-  for (int i = 0; i < N; i++)
-    x[i] = i < 4096 ? -20.f + 40.f * (float) i / 4096.f
-        : i < 6144 ? ldexpf ((i & 1) ? -1.f : 1.f, -(i - 4096) / 64)
-            * (1.f + (float) (i % 64) / 64.f)
-        : 0.625f + (float) (i - 7168) * 1e-6f;
-  for (gsize i = 0; i < G_N_ELEMENTS (special); i++)
-    x[N - 1 - i] = x[100 + i] = special[i];
-  for (int isa = CLINFER_CPU_ISA_GENERIC; isa <= CLINFER_CPU_ISA_AVX512;
-       isa++) {
-    const ClinferCpuSimd *k;
-    if (!clinfer_cpu_isa_supported ((ClinferCpuIsa) isa))
-      continue;
-    k = clinfer_cpu_simd_get ((ClinferCpuIsa) isa);
-    for (int op = 5; op <= 6; op++) {
-      int64_t worst = 0;
-      k->unary_row (op, x, y, N);
-      for (int i = 0; i < N; i++) {
-        float want = op == 5 ? (float) (1.0 / (1.0 + exp (-(double) x[i])))
-            : (float) tanh ((double) x[i]);
-        if (isnan (want)) {
-          if (!isnan (y[i]))
-            g_error ("%s op %d: f (%g) = %g, want NaN", k->isa_name, op,
-                x[i], y[i]);
-          continue;
-        }
-        /* below 1e-30 only the absolute error matters (sigmoid of large
-         * negatives) */
-        if (fabsf (want) < 1e-30f && fabsf (y[i]) < 1e-30f)
-          continue;
-        worst = MAX (worst, ulps_apart (y[i], want));
-        if (ulps_apart (y[i], want) > 4)
-          g_error ("%s op %d: f (%.9g) = %.9g, want %.9g", k->isa_name, op,
-              x[i], y[i], want);
-      }
-      g_test_message ("%s op %d: %" G_GINT64_FORMAT " ulps at most",
-          k->isa_name, op, worst);
-    }
-  }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -384,6 +315,5 @@ main (int argc, char **argv)
     g_test_add_data_func (p1, &cases[i], test_kernel_isas);
     g_test_add_data_func (p2, &cases[i], test_compiled);
   }
-  g_test_add_func ("/recurrent-kernels/sigmoid-tanh", test_sigmoid_tanh);
   return g_test_run ();
 }

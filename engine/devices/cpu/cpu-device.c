@@ -699,4 +699,5 @@ const ClinferDeviceClass clinfer_cpu_device_class = {
   .runs_layer_norm_std = TRUE,
   .lowers_gemm_to_matmul = TRUE,
   .lowers_conv1d_to_2d = TRUE,
+  .runs_swish = TRUE,
 };

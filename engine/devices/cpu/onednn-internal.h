@@ -257,6 +257,9 @@ void clinfer_onednn_deconv_to_one (const OnednnStep *s, const float *x,
 /* Runs a MatMul step built without a primitive (clinfer's GEMM). */
 void clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x,
     float *y, void *scratch);
+/* Runs a com.clinfer Swish step (built without a primitive) over its
+ * whole buffer (onednn-eltwise.c). */
+void clinfer_onednn_swish (const OnednnStep *s, const float *x, float *y);
 /* Softmax of an activation, on its plain layout (onednn-eltwise.c). */
 gboolean clinfer_onednn_softmax_accepts (const ClinferPlan *plan,
     const ClinferStep *st);
