@@ -1035,14 +1035,14 @@ resize_slots (ClinferOnednnPlan *oplan)
   clinfer_plan_assign_memory (plan);
 }
 
-/* Multiply-adds of the claimed convs of at least 4096 output pixels (the
- * ones whose time the multiply-adds set; smaller ones are bound by
- * per-call and per-row costs, where the AVX-512 kernels' 32 registers win)
- * with their channels rounded up to blocks of @b (an input of up to 4
- * channels is read plain). */
+/* Multiply-adds of the claimed convs of at least 4096 output pixels
+ * (@large: the ones whose time the multiply-adds set) or of fewer (the
+ * others: bound by per-call and per-row costs, where the AVX-512 kernels'
+ * 32 registers win), with their channels rounded up to blocks of @b (an
+ * input of up to 4 channels is read plain). */
 static double
 padded_conv_work (const ClinferPlan *plan, const gboolean *claimed,
-    const OnednnOpKind *kinds, int64_t b)
+    const OnednnOpKind *kinds, int64_t b, gboolean large)
 {
   double work = 0;
 
@@ -1058,7 +1058,7 @@ padded_conv_work (const ClinferPlan *plan, const gboolean *claimed,
     w = &clinfer_node_input_desc (st->node, 1)->shape;
     y = &st->node->outputs[0].shape;
     if (x->rank != 4 || w->rank != 4 || y->rank != 4
-        || y->dims[2] * y->dims[3] < 4096)
+        || (y->dims[2] * y->dims[3] >= 4096) != large)
       continue;
     ic = x->dims[1];
     oc = y->dims[1];
@@ -1075,19 +1075,26 @@ padded_conv_work (const ClinferPlan *plan, const gboolean *claimed,
 
 /* The channel block of the blocked layouts: 16 with AVX-512, 8 with AVX2.
  * Where AVX-512 runs at AVX2's rate (Zen 4) the wider block only adds the
- * zero channels it pads (BlazeFace's 24 channels become 32): the model
- * takes 8 when the 16-channel rounding adds more than a fifth to its large
- * convs' multiply-adds (BlazeFace 1.4-1.6x, PP-OCRv4 det 1.26x: 10-18%
- * faster with 8 on Zen 4; the OCR classifier and recogniser, with no such
- * convs, run 4-20% faster with 16; docs/performance.md).
- * CLINFER_CPU_BLOCK=8 or 16 overrides. */
+ * zero channels it pads to the large convs (BlazeFace's 24 channels
+ * become 32) and gains on the small ones: the model takes 8 when the
+ * 16-channel rounding adds more than a fifth to its large convs'
+ * multiply-adds (BlazeFace 1.4-1.6x, PP-OCRv4 det 1.26x: 10-18% faster
+ * with 8 on Zen 4; the OCR classifier and recogniser, with no such
+ * convs, run 4-20% faster with 16) and what it adds is more than
+ * CLINFER_BLOCK8_SMALL_SHARE of the small convs' multiply-adds (added
+ * / small: BlazeFace 128 0.34, PP-OCRv4 det 0.39, 8 faster; ddddocr-det
+ * 0.05 and ddddocr 0.08, 16 faster by 1.5-3.5% and 1%: their 48- to
+ * 384-channel convs on 52x52 and smaller planes gain more on the AVX-512
+ * kernels than the 24-channel ones on 104x104 and 208x208 lose;
+ * docs/performance.md). CLINFER_CPU_BLOCK=8 or 16 overrides. */
 #define CLINFER_BLOCK8_GAIN 1.2
+#define CLINFER_BLOCK8_SMALL_SHARE 0.16
 static dnnl_format_tag_t
 choose_block (ClinferCpuIsa isa, const ClinferPlan *plan,
     const gboolean *claimed, const OnednnOpKind *kinds)
 {
   const char *env = g_getenv ("CLINFER_CPU_BLOCK");
-  double w8, w16;
+  double w8, w16, s8;
 
   if (isa < CLINFER_CPU_ISA_AVX512)
     return dnnl_nChw8c;
@@ -1097,9 +1104,12 @@ choose_block (ClinferCpuIsa isa, const ClinferPlan *plan,
     return dnnl_nChw16c;
   if (!clinfer_cpu_avx512_half_rate ())
     return dnnl_nChw16c;
-  w8 = padded_conv_work (plan, claimed, kinds, 8);
-  w16 = padded_conv_work (plan, claimed, kinds, 16);
-  return w8 > 0 && w16 > CLINFER_BLOCK8_GAIN * w8 ? dnnl_nChw8c : dnnl_nChw16c;
+  w8 = padded_conv_work (plan, claimed, kinds, 8, TRUE);
+  w16 = padded_conv_work (plan, claimed, kinds, 16, TRUE);
+  s8 = padded_conv_work (plan, claimed, kinds, 8, FALSE);
+  return w8 > 0 && w16 > CLINFER_BLOCK8_GAIN * w8
+      && w16 - w8 > CLINFER_BLOCK8_SMALL_SHARE * s8
+      ? dnnl_nChw8c : dnnl_nChw16c;
 }
 
 ClinferOnednnPlan *
