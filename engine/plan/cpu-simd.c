@@ -1460,7 +1460,8 @@ unary_scalar (float v, const int op)
     case 1: return -v;
     case 2: return fabsf (v);
     case 4: return logf (v);
-    case 5: return 1.f / (1.f + expf (-v));
+    /* exp's argument clamped as vexp () clamps it */
+    case 5: return 1.f / (1.f + expf (MIN (-v, 88.3f)));
     case 6: return tanhf (v);
     case 7: return v / (1.f + expf (MIN (-v, 88.3f)));
     default: return sqrtf (v);
