@@ -1,5 +1,5 @@
 /* clinfer — the CPU device's RNN, GRU and LSTM in f32: constant W, R, B
- * and peepholes, the default activations, no clip, no input_forget, no
+ * and peepholes, the default activations, any clip, no input_forget, no
  * sequence_lens other than a constant one equal to the steps; any
  * direction, layout and initial state. Other configurations run the
  * reference eval (ops/recurrent.c, whose comment has the equations).
@@ -13,6 +13,7 @@
  * direction per thread; one direction splits its input GEMM's columns
  * over the threads. */
 #include "plan/cpu-simd.h"
+#include <math.h>
 #include <omp.h>
 #include <string.h>
 
@@ -138,6 +139,21 @@ input_gemm (const RecState *st, const RecDir *rd, const float *a, float *xw,
       xw + c0, st->gh, rd->bias + c0, 0, 0);
 }
 
+/* unary_row () of gate pre-activations @x (clipped to [-clip, clip] in
+ * place first when the node has a clip, as the reference eval's gate ()
+ * does; the cell state's tanh is not a gate and calls unary_row ()
+ * itself). */
+static void
+gate_row (const RecState *st, int op, float *x, float *y, int n)
+{
+  float c = st->info.clip;
+
+  if (c > 0.f)
+    for (int j = 0; j < n; j++)
+      x[j] = fminf (c, fmaxf (-c, x[j]));
+  st->simd->unary_row (op, x, y, n);
+}
+
 /* The steps of direction @dir from X W^T (+ bias) in @xw. */
 static void
 run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
@@ -172,11 +188,11 @@ run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
       k->gemv (hid, hs, rd->ra, st->na, xr, g);
       switch (st->info.kind) {
         case CLINFER_RECURRENT_RNN:
-          k->unary_row (OP_TANH, g, hs, hid);
+          gate_row (st, OP_TANH, g, hs, hid);
           break;
         case CLINFER_RECURRENT_GRU:
           /* gates z, r, h */
-          k->unary_row (OP_SIGMOID, g, g, 2 * hid);
+          gate_row (st, OP_SIGMOID, g, g, 2 * hid);
           if (st->info.linear_before_reset) {
             k->gemv (hid, hs, rd->rc, hid, rd->rbh, tmp);
             for (int j = 0; j < hid; j++)
@@ -186,7 +202,7 @@ run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
               tmp[j] = g[hid + j] * hs[j];
             k->gemv (hid, tmp, rd->rc, hid, xr + 2 * hid, g + 2 * hid);
           }
-          k->unary_row (OP_TANH, g + 2 * hid, g + 2 * hid, hid);
+          gate_row (st, OP_TANH, g + 2 * hid, g + 2 * hid, hid);
           for (int j = 0; j < hid; j++)
             hs[j] = (1.f - g[j]) * g[2 * hid + j] + g[j] * hs[j];
           break;
@@ -197,18 +213,18 @@ run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
               g[j] += rd->p[j] * cs[j];
               g[2 * hid + j] += rd->p[2 * hid + j] * cs[j];
             }
-            k->unary_row (OP_SIGMOID, g, g, hid);
-            k->unary_row (OP_SIGMOID, g + 2 * hid, g + 2 * hid, hid);
+            gate_row (st, OP_SIGMOID, g, g, hid);
+            gate_row (st, OP_SIGMOID, g + 2 * hid, g + 2 * hid, hid);
           } else {
-            k->unary_row (OP_SIGMOID, g, g, 3 * hid);
+            gate_row (st, OP_SIGMOID, g, g, 3 * hid);
           }
-          k->unary_row (OP_TANH, g + 3 * hid, g + 3 * hid, hid);
+          gate_row (st, OP_TANH, g + 3 * hid, g + 3 * hid, hid);
           for (int j = 0; j < hid; j++)
             cs[j] = g[2 * hid + j] * cs[j] + g[j] * g[3 * hid + j];
           if (rd->p) {
             for (int j = 0; j < hid; j++)
               g[hid + j] += rd->p[hid + j] * cs[j];
-            k->unary_row (OP_SIGMOID, g + hid, g + hid, hid);
+            gate_row (st, OP_SIGMOID, g + hid, g + hid, hid);
           }
           k->unary_row (OP_TANH, cs, tmp, hid);
           for (int j = 0; j < hid; j++)
@@ -397,7 +413,7 @@ clinfer_cpu_recurrent_factory (const ClinferNode *node, ClinferCpuIsa isa,
 
   (void) error;
   if (!clinfer_op_recurrent_info (node, &info) || !info.default_activations
-      || info.clip > 0.f || info.input_forget)
+      || info.input_forget)
     return FALSE;
   if (x == NULL || x->type != CLINFER_TYPE_F32 || x->shape.rank != 3
       || !clinfer_shape_is_static (&x->shape) || w == NULL || r == NULL

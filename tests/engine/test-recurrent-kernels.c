@@ -5,11 +5,12 @@
  * profile names the kernel): forward, reverse and bidirectional; layout
  * 0 and 1; batches of 1 to 3; hidden sizes that leave partial column
  * panels and ones of several four-panel groups; LSTM peepholes and
- * initial states; GRU with and without linear_before_reset; a constant
- * sequence_lens equal to the steps. Configurations the kernel leaves to
- * the reference eval (clip, other activations, shorter sequence_lens)
- * must stay there. (test-eltwise-kernels checks the vector sigmoid and
- * tanh the gates use.) */
+ * initial states; GRU with and without linear_before_reset; clip (the
+ * gates' inputs clipped, not the cell state's); a constant sequence_lens
+ * equal to the steps. Configurations the kernel leaves to the reference
+ * eval (other activations, shorter sequence_lens) must stay there.
+ * (test-eltwise-kernels checks the vector sigmoid and tanh the gates
+ * use.) */
 #include "op-test-util.h"
 #include "plan/cpu-simd.h"
 #include <string.h>
@@ -47,8 +48,14 @@ static const RecCase cases[] = {
     FALSE, FALSE, TRUE, 0, 0.f, FALSE, TRUE },
   { "rnn-bidir", "RNN", "bidirectional", 0, 8, 2, 5, 21, TRUE, FALSE, TRUE,
     FALSE, 0, 0.f, FALSE, TRUE },
-  { "lstm-clip", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE, FALSE,
-    FALSE, 0, 0.5f, FALSE, FALSE },
+  { "lstm-clip-peepholes", "LSTM", "bidirectional", 0, 5, 2, 6, 20, TRUE,
+    TRUE, TRUE, FALSE, 0, 0.5f, FALSE, TRUE },
+  { "gru-lbr-clip", "GRU", "forward", 0, 5, 2, 6, 20, TRUE, FALSE, TRUE,
+    TRUE, 0, 0.3f, FALSE, TRUE },
+  { "gru-clip", "GRU", "reverse", 0, 5, 1, 6, 20, TRUE, FALSE, FALSE,
+    FALSE, 0, 0.3f, FALSE, TRUE },
+  { "rnn-clip", "RNN", "forward", 1, 5, 2, 6, 20, TRUE, FALSE, TRUE,
+    FALSE, 0, 0.4f, FALSE, TRUE },
   { "lstm-other-acts", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE, FALSE,
     FALSE, 0, 0.f, TRUE, FALSE },
   { "lstm-shorter-lens", "LSTM", "forward", 0, 4, 2, 6, 8, TRUE, FALSE,
