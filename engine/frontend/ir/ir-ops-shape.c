@@ -339,8 +339,19 @@ tr_variadic_split (IrReader *r, IrLayer *l, GError **error)
             "a -1 split length needs a static size of the split axis");
         return FALSE;
       }
-      for (gsize j = 0; j < nl; j++)
-        used += j == i ? 0 : lens[j];
+      for (gsize j = 0; j < nl; j++) {
+        if (j == i)
+          continue;
+        /* (checked before adding: no overflow) */
+        if (lens[j] < 0 || lens[j] > ds.dims[a] - used) {
+          ir_set_error (r, l, error, CLINFER_ERROR_PARSE,
+              "split_lengths[%" G_GSIZE_FORMAT "] is %" G_GINT64_FORMAT
+              ", expected one -1 and lengths that fit in the split axis "
+              "(%" G_GINT64_FORMAT ")", j, lens[j], ds.dims[a]);
+          return FALSE;
+        }
+        used += lens[j];
+      }
       lens[i] = ds.dims[a] - used;
     }
   if (lens)
