@@ -28,12 +28,6 @@ typedef struct {
   GPtrArray *nodes;          /* the links' nodes, in order */
 } Chain;
 
-static gboolean
-same_port (ClinferPortRef a, ClinferPortRef b)
-{
-  return a.node == b.node && a.port == b.port;
-}
-
 /* Index of tensor @ref among the chain's inputs, added when new; -1 when
  * it has another type or shape, or the chain has no room. */
 static int
@@ -45,7 +39,7 @@ tensor_operand (Chain *c, ClinferPortRef ref)
           &c->shape))
     return -1;
   for (guint i = 1; i < c->n_inputs; i++)
-    if (same_port (c->inputs[i], ref))
+    if (clinfer_pass_same_port (c->inputs[i], ref))
       return (int) i;
   if (c->n_inputs == CLINFER_CHAIN_MAX_INPUTS)
     return -1;
@@ -110,9 +104,9 @@ add_link (Chain *c, ClinferNode *node, ClinferPortRef value)
     float v;
     if (node->n_inputs != 2 || clinfer_node_get_attr (node, "broadcast"))
       return FALSE;
-    at = same_port (node->inputs[0], value) ? 0 : 1;
-    if (!same_port (node->inputs[at], value)
-        || same_port (node->inputs[1 - at], value))
+    at = clinfer_pass_same_port (node->inputs[0], value) ? 0 : 1;
+    if (!clinfer_pass_same_port (node->inputs[at], value)
+        || clinfer_pass_same_port (node->inputs[1 - at], value))
       return FALSE;
     if (scalar_input (node, 1 - at, &v))
       a = v;
@@ -121,7 +115,7 @@ add_link (Chain *c, ClinferNode *node, ClinferPortRef value)
     if (at == 1)
       operand |= CLINFER_CHAIN_REVERSED;
   } else {
-    if (!same_port (node->inputs[0], value))
+    if (!clinfer_pass_same_port (node->inputs[0], value))
       return FALSE;
     switch (op) {
       case CLINFER_CHAIN_CLIP:
@@ -182,13 +176,13 @@ only_reader (const ClinferGraph *graph, ClinferNode *node)
   guint uses = 0;
 
   for (guint i = 0; i < graph->outputs->len; i++)
-    if (same_port (g_array_index (graph->outputs, ClinferGraphOutput,
+    if (clinfer_pass_same_port (g_array_index (graph->outputs, ClinferGraphOutput,
                 i).ref, out))
       return NULL;
   for (guint i = 0; i < graph->nodes->len && uses < 2; i++) {
     ClinferNode *n = g_ptr_array_index (graph->nodes, i);
     for (guint j = 0; j < n->n_inputs; j++)
-      if (same_port (n->inputs[j], out)) {
+      if (clinfer_pass_same_port (n->inputs[j], out)) {
         reader = n;
         uses++;
       }

@@ -13,12 +13,6 @@
 #include <string.h>
 
 static gboolean
-same_port (ClinferPortRef a, ClinferPortRef b)
-{
-  return a.node == b.node && a.port == b.port;
-}
-
-static gboolean
 near (float v, float want)
 {
   return fabsf (v - want) <= 1e-6f * fabsf (want);
@@ -101,7 +95,7 @@ times_gate (const ClinferGraph *graph, const ClinferNode *mul,
         && clinfer_node_attr_float (g, "alpha", 0.2f, &alpha, NULL)
         && clinfer_node_attr_float (g, "beta", 0.5f, &beta, NULL)
         && near (alpha, 1.f / 6.f) && beta == 0.5f
-        && same_port (g->inputs[0], mul->inputs[1 - k])) {
+        && clinfer_pass_same_port (g->inputs[0], mul->inputs[1 - k])) {
       g_ptr_array_add (inner, g);
       *x = g->inputs[0];
       return TRUE;
@@ -117,7 +111,7 @@ times_gate (const ClinferGraph *graph, const ClinferNode *mul,
       g_ptr_array_set_size (inner, mark);
       continue;
     }
-    if (same_port (*x, mul->inputs[1 - k]))
+    if (clinfer_pass_same_port (*x, mul->inputs[1 - k]))
       return TRUE;
     g_ptr_array_set_size (inner, mark);
   }

@@ -28,12 +28,6 @@ is_op (const ClinferNode *node, const char *op_type)
       && clinfer_node_get_attr (node, "broadcast") == NULL;
 }
 
-static gboolean
-same_port (ClinferPortRef a, ClinferPortRef b)
-{
-  return a.node == b.node && a.port == b.port;
-}
-
 static guint
 uses (const ClinferGraph *graph, const ClinferNode *node)
 {
@@ -121,9 +115,9 @@ centred (const ClinferGraph *graph, ClinferNode *sub, guint n_uses,
     return FALSE;
   mean = sub->inputs[1].node;
   if (!mean_of_last_axis (mean) || uses (graph, mean) != 1
-      || !same_port (mean->inputs[0], sub->inputs[0]))
+      || !clinfer_pass_same_port (mean->inputs[0], sub->inputs[0]))
     return FALSE;
-  if (x->node && !same_port (*x, sub->inputs[0]))
+  if (x->node && !clinfer_pass_same_port (*x, sub->inputs[0]))
     return FALSE;
   *x = sub->inputs[0];
   g_ptr_array_add (nodes, sub);

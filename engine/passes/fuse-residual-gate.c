@@ -14,12 +14,6 @@ is_op (const ClinferNode *node, const char *op_type)
       && node->n_inputs == 2 && clinfer_node_get_attr (node, "broadcast") == NULL;
 }
 
-static gboolean
-same_port (ClinferPortRef a, ClinferPortRef b)
-{
-  return a.node == b.node && a.port == b.port;
-}
-
 /* @add is x + x * s (either operand order in both ops): sets x, s and the
  * Mul. */
 static gboolean
@@ -37,7 +31,7 @@ match (const ClinferGraph *graph, const ClinferNode *add, ClinferPortRef *x,
         || clinfer_graph_count_uses (graph, add->inputs[1 - i]) != 1)
       continue;
     for (guint j = 0; j < 2; j++) {
-      if (!same_port (m->inputs[j], *x) || m->inputs[1 - j].node == NULL)
+      if (!clinfer_pass_same_port (m->inputs[j], *x) || m->inputs[1 - j].node == NULL)
         continue;
       *s = m->inputs[1 - j];
       *mul = m;

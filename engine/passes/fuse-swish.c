@@ -8,12 +8,6 @@
  * having two readers. */
 #include "passes/passes.h"
 
-static gboolean
-same_port (ClinferPortRef a, ClinferPortRef b)
-{
-  return a.node == b.node && a.port == b.port;
-}
-
 /* Mul (x, Sigmoid (x)): sets *x and *sig. */
 static gboolean
 match (const ClinferGraph *graph, const ClinferNode *mul, ClinferPortRef *x,
@@ -28,7 +22,7 @@ match (const ClinferGraph *graph, const ClinferNode *mul, ClinferPortRef *x,
 
     if (s == NULL || !clinfer_pass_is_op (s, "Sigmoid") || s->n_inputs != 1
         || mul->inputs[k].port != 0
-        || !same_port (s->inputs[0], mul->inputs[1 - k])
+        || !clinfer_pass_same_port (s->inputs[0], mul->inputs[1 - k])
         || clinfer_graph_count_uses (graph, mul->inputs[k]) != 1)
       continue;
     *x = s->inputs[0];

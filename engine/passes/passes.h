@@ -54,6 +54,13 @@ const ClinferPass *clinfer_pass_lookup (const char *name);
  * patterns match on. */
 gboolean clinfer_pass_is_op (const ClinferNode *node, const char *op_type);
 
+/* TRUE when @a and @b name the same output port. */
+static inline gboolean
+clinfer_pass_same_port (ClinferPortRef a, ClinferPortRef b)
+{
+  return a.node == b.node && a.port == b.port;
+}
+
 /* Individual passes: pass <name> is engine/passes/<name>.c. */
 gboolean clinfer_pass_infer_shapes (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
