@@ -181,6 +181,20 @@ typedef enum {
   CLINFER_RECURRENT_RNN, CLINFER_RECURRENT_GRU, CLINFER_RECURRENT_LSTM,
 } ClinferRecurrentKind;
 
+/* The spec's activation functions, with their alpha and beta. */
+typedef enum {
+  CLINFER_REC_ACT_RELU, CLINFER_REC_ACT_TANH, CLINFER_REC_ACT_SIGMOID,
+  CLINFER_REC_ACT_AFFINE, CLINFER_REC_ACT_LEAKY_RELU,
+  CLINFER_REC_ACT_THRESHOLDED_RELU, CLINFER_REC_ACT_SCALED_TANH,
+  CLINFER_REC_ACT_HARD_SIGMOID, CLINFER_REC_ACT_ELU, CLINFER_REC_ACT_SOFTSIGN,
+  CLINFER_REC_ACT_SOFTPLUS,
+} ClinferRecurrentActKind;
+
+typedef struct {
+  ClinferRecurrentActKind kind;
+  float alpha, beta;
+} ClinferRecurrentAct;
+
 typedef struct {
   ClinferRecurrentKind kind;
   int n_gates;                /* gate blocks in W and R: 1, 3 or 4 */
@@ -190,20 +204,39 @@ typedef struct {
   int64_t layout;
   float clip;                 /* 0: none */
   gboolean linear_before_reset, input_forget;
-  /* Every direction's activations are the op's defaults: Tanh (RNN);
-   * Sigmoid, Tanh (GRU); Sigmoid, Tanh, Tanh (LSTM). */
-  gboolean default_activations;
+  /* Each direction's activations: f (RNN's only one; GRU's z and r;
+   * LSTM's i, o and f), g (the GRU and LSTM candidate) and h (LSTM's
+   * output); the op's defaults where the node names none. */
+  ClinferRecurrentAct act[2][3];
 } ClinferRecurrentInfo;
 
 /* FALSE when @node is not a prepared RNN, GRU or LSTM node. */
 gboolean clinfer_op_recurrent_info (const ClinferNode *node,
     ClinferRecurrentInfo *info);
+/* y[i] = @act (x[i]) for i < @n, as the reference eval computes it (@x
+ * and @y may be the same). */
+void clinfer_op_recurrent_act_row (const ClinferRecurrentAct *act,
+    const float *x, float *y, gsize n);
+/* FALSE, naming @node, unless every sequence_lens entry of the @batch is
+ * 0 to @seq. */
+gboolean clinfer_op_recurrent_check_lens (const ClinferNode *node,
+    const int32_t *lens, int64_t batch, int64_t seq, GError **error);
 /* Row-major strides in elements for @shape. */
 void clinfer_shape_elem_strides (const ClinferShape *shape, int64_t *strides);
 /* Extents of @s before, at and after @axis: the [outer, dim, inner] view
  * (dim is 1 for a scalar). */
 void clinfer_shape_split_axis (const ClinferShape *s, int axis,
     int64_t *outer, int64_t *dim, int64_t *inner);
+
+/* Input @i's data at eval, or NULL when the node has no such input or
+ * leaves it out. */
+static inline const void *
+clinfer_op_opt_input_data (const ClinferNode *node, ClinferTensor *const *in,
+    guint i)
+{
+  return node->n_inputs > i && in[i] ? clinfer_tensor_get_const_data (in[i])
+      : NULL;
+}
 
 /* ---- element types ---- */
 

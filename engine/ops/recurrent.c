@@ -20,37 +20,28 @@ typedef enum { REC_RNN, REC_GRU, REC_LSTM } RecKind;
 G_STATIC_ASSERT ((int) REC_GRU == (int) CLINFER_RECURRENT_GRU
     && (int) REC_LSTM == (int) CLINFER_RECURRENT_LSTM);
 
-typedef enum {
-  ACT_RELU, ACT_TANH, ACT_SIGMOID, ACT_AFFINE, ACT_LEAKY_RELU,
-  ACT_THRESHOLDED_RELU, ACT_SCALED_TANH, ACT_HARD_SIGMOID, ACT_ELU,
-  ACT_SOFTSIGN, ACT_SOFTPLUS,
-} ActKind;
-
-typedef struct {
-  ActKind kind;
-  float alpha, beta;
-} RecAct;
+typedef ClinferRecurrentAct RecAct;
 
 /* The activation functions by name: how many of alpha and beta each takes
  * from activation_alpha / activation_beta (in list order), and their
  * defaults when the lists run out. */
 static const struct {
   const char *name;
-  ActKind kind;
+  ClinferRecurrentActKind kind;
   int n_params;               /* 0, 1 (alpha) or 2 (alpha, beta) */
   float alpha, beta;
 } act_table[] = {
-  { "Relu", ACT_RELU, 0, 0.f, 0.f },
-  { "Tanh", ACT_TANH, 0, 0.f, 0.f },
-  { "Sigmoid", ACT_SIGMOID, 0, 0.f, 0.f },
-  { "Affine", ACT_AFFINE, 2, 1.f, 0.f },
-  { "LeakyRelu", ACT_LEAKY_RELU, 1, 0.01f, 0.f },
-  { "ThresholdedRelu", ACT_THRESHOLDED_RELU, 1, 1.f, 0.f },
-  { "ScaledTanh", ACT_SCALED_TANH, 2, 1.f, 1.f },
-  { "HardSigmoid", ACT_HARD_SIGMOID, 2, 0.2f, 0.5f },
-  { "Elu", ACT_ELU, 1, 1.f, 0.f },
-  { "Softsign", ACT_SOFTSIGN, 0, 0.f, 0.f },
-  { "Softplus", ACT_SOFTPLUS, 0, 0.f, 0.f },
+  { "Relu", CLINFER_REC_ACT_RELU, 0, 0.f, 0.f },
+  { "Tanh", CLINFER_REC_ACT_TANH, 0, 0.f, 0.f },
+  { "Sigmoid", CLINFER_REC_ACT_SIGMOID, 0, 0.f, 0.f },
+  { "Affine", CLINFER_REC_ACT_AFFINE, 2, 1.f, 0.f },
+  { "LeakyRelu", CLINFER_REC_ACT_LEAKY_RELU, 1, 0.01f, 0.f },
+  { "ThresholdedRelu", CLINFER_REC_ACT_THRESHOLDED_RELU, 1, 1.f, 0.f },
+  { "ScaledTanh", CLINFER_REC_ACT_SCALED_TANH, 2, 1.f, 1.f },
+  { "HardSigmoid", CLINFER_REC_ACT_HARD_SIGMOID, 2, 0.2f, 0.5f },
+  { "Elu", CLINFER_REC_ACT_ELU, 1, 1.f, 0.f },
+  { "Softsign", CLINFER_REC_ACT_SOFTSIGN, 0, 0.f, 0.f },
+  { "Softplus", CLINFER_REC_ACT_SOFTPLUS, 0, 0.f, 0.f },
 };
 
 #define REC_MAX_ACTS 3        /* per direction: LSTM's f, g, h */
@@ -362,18 +353,19 @@ static inline float
 act_apply (const RecAct *a, float x)
 {
   switch (a->kind) {
-    case ACT_RELU: return x > 0.f ? x : 0.f;
-    case ACT_TANH: return tanhf (x);
-    case ACT_SIGMOID: return 1.f / (1.f + expf (-x));
-    case ACT_AFFINE: return a->alpha * x + a->beta;
-    case ACT_LEAKY_RELU: return x >= 0.f ? x : a->alpha * x;
-    case ACT_THRESHOLDED_RELU: return x > a->alpha ? x : 0.f;
-    case ACT_SCALED_TANH: return a->alpha * tanhf (a->beta * x);
-    case ACT_HARD_SIGMOID:
+    case CLINFER_REC_ACT_RELU: return x > 0.f ? x : 0.f;
+    case CLINFER_REC_ACT_TANH: return tanhf (x);
+    case CLINFER_REC_ACT_SIGMOID: return 1.f / (1.f + expf (-x));
+    case CLINFER_REC_ACT_AFFINE: return a->alpha * x + a->beta;
+    case CLINFER_REC_ACT_LEAKY_RELU: return x >= 0.f ? x : a->alpha * x;
+    case CLINFER_REC_ACT_THRESHOLDED_RELU: return x > a->alpha ? x : 0.f;
+    case CLINFER_REC_ACT_SCALED_TANH: return a->alpha * tanhf (a->beta * x);
+    case CLINFER_REC_ACT_HARD_SIGMOID:
       return fmaxf (0.f, fminf (1.f, a->alpha * x + a->beta));
-    case ACT_ELU: return x >= 0.f ? x : a->alpha * (expf (x) - 1.f);
-    case ACT_SOFTSIGN: return x / (1.f + fabsf (x));
-    case ACT_SOFTPLUS: return log1pf (expf (x));
+    case CLINFER_REC_ACT_ELU:
+      return x >= 0.f ? x : a->alpha * (expf (x) - 1.f);
+    case CLINFER_REC_ACT_SOFTSIGN: return x / (1.f + fabsf (x));
+    case CLINFER_REC_ACT_SOFTPLUS: return log1pf (expf (x));
   }
   return x;
 }
@@ -556,13 +548,6 @@ run_direction (const ClinferNode *node, const RecRun *rr, GError **error)
   return TRUE;
 }
 
-static const float *
-opt_data (const ClinferNode *node, ClinferTensor *const *in, guint i)
-{
-  return node->n_inputs > i && in[i] ? clinfer_tensor_get_const_data (in[i])
-      : NULL;
-}
-
 static gboolean
 eval_rec (const ClinferNode *node, ClinferTensor *const *in,
     ClinferTensor *const *out, GError **error)
@@ -587,22 +572,20 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
     return FALSE;
   if (node->n_inputs > IN_LENS && in[IN_LENS]) {
     lens = clinfer_tensor_get_const_data (in[IN_LENS]);
-    for (int64_t k = 0; k < rd.batch; k++)
-      if (lens[k] < 0 || lens[k] > rd.seq)
-        return rec_fail (node, error, "sequence_lens[%" G_GINT64_FORMAT
-            "] is %d, expected 0 to %" G_GINT64_FORMAT " (the steps of X)",
-            k, (int) lens[k], rd.seq);
+    if (!clinfer_op_recurrent_check_lens (node, lens, rd.batch, rd.seq,
+            error))
+      return FALSE;
   }
   /* Steps past a batch entry's length stay zero in Y. */
   if (node->n_outputs > 0 && out[0])
     memset (clinfer_tensor_get_data (out[0]), 0,
         clinfer_tensor_get_byte_size (out[0]));
-  b = opt_data (node, in, IN_B);
+  b = clinfer_op_opt_input_data (node, in, IN_B);
   for (int dir = 0; dir < d->n_dirs; dir++) {
     int64_t gh = d->n_gates * rd.hidden;
-    const float *p = d->kind == REC_LSTM ? opt_data (node, in, IN_P) : NULL;
-    const float *h0 = opt_data (node, in, IN_H0);
-    const float *c0 = d->kind == REC_LSTM ? opt_data (node, in, IN_C0) : NULL;
+    const float *p = d->kind == REC_LSTM ? clinfer_op_opt_input_data (node, in, IN_P) : NULL;
+    const float *h0 = clinfer_op_opt_input_data (node, in, IN_H0);
+    const float *c0 = d->kind == REC_LSTM ? clinfer_op_opt_input_data (node, in, IN_C0) : NULL;
     runs[dir] = (RecRun) {
       .d = d, .rd = &rd, .dir = dir, .reverse = d->reverse || dir == 1,
       .x = clinfer_tensor_get_const_data (in[IN_X]),
@@ -650,9 +633,6 @@ eval_rec (const ClinferNode *node, ClinferTensor *const *in,
 gboolean
 clinfer_op_recurrent_info (const ClinferNode *node, ClinferRecurrentInfo *info)
 {
-  static const ActKind defaults[3][REC_MAX_ACTS] = {
-    { ACT_TANH }, { ACT_SIGMOID, ACT_TANH }, { ACT_SIGMOID, ACT_TANH, ACT_TANH },
-  };
   const RecData *d;
 
   if (!clinfer_node_is_builtin_op (node, "", "RNN")
@@ -666,12 +646,30 @@ clinfer_op_recurrent_info (const ClinferNode *node, ClinferRecurrentInfo *info)
     .n_dirs = d->n_dirs, .reverse = d->reverse, .hidden = d->hidden,
     .layout = d->layout, .clip = d->clip,
     .linear_before_reset = d->linear_before_reset,
-    .input_forget = d->input_forget, .default_activations = TRUE,
+    .input_forget = d->input_forget,
   };
-  for (int dir = 0; dir < d->n_dirs; dir++)
-    for (int k = 0; k < d->n_acts; k++)
-      if (d->act[dir][k].kind != defaults[d->kind][k])
-        info->default_activations = FALSE;
+  G_STATIC_ASSERT (sizeof (info->act) == sizeof (d->act));
+  memcpy (info->act, d->act, sizeof (d->act));
+  return TRUE;
+}
+
+void
+clinfer_op_recurrent_act_row (const ClinferRecurrentAct *act, const float *x,
+    float *y, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    y[i] = act_apply (act, x[i]);
+}
+
+gboolean
+clinfer_op_recurrent_check_lens (const ClinferNode *node, const int32_t *lens,
+    int64_t batch, int64_t seq, GError **error)
+{
+  for (int64_t k = 0; k < batch; k++)
+    if (lens[k] < 0 || lens[k] > seq)
+      return rec_fail (node, error, "sequence_lens[%" G_GINT64_FORMAT
+          "] is %d, expected 0 to %" G_GINT64_FORMAT " (the steps of X)",
+          k, (int) lens[k], seq);
   return TRUE;
 }
 

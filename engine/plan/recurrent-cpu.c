@@ -1,17 +1,19 @@
 /* clinfer — the CPU device's RNN, GRU and LSTM in f32: constant W, R, B
- * and peepholes, the default activations, any clip, no input_forget, no
- * sequence_lens other than a constant one equal to the steps; any
- * direction, layout and initial state. Other configurations run the
+ * and peepholes; anything else the op takes (any activations, clip,
+ * input_forget, sequence_lens, direction, layout and initial state).
+ * Other configurations (and runs too long for the scratch) take the
  * reference eval (ops/recurrent.c, whose comment has the equations).
  *
  * Per direction, X W^T + Wb (+ Rb) of every step is one GEMM (W^T packed
  * at compile time). Each step is then one vector-matrix product per
  * batch entry, H R^T, on R^T packed in column panels: the recurrent
  * weights (4 MB per direction for a 512-unit LSTM) are read once per
- * step, in order, four panels at a time (gemv ()); the gates are vector
- * sigmoid / tanh rows (unary_row ()). A bidirectional op runs one
- * direction per thread; one direction splits its input GEMM's columns
- * over the threads. */
+ * step, in order, four panels at a time (gemv ()); Sigmoid, Tanh and
+ * Relu gates are vector rows (unary_row ()), the other activations the
+ * reference's scalar functions. With sequence_lens, batch entry b runs
+ * its first len[b] steps as the reference's does. A bidirectional op
+ * runs one direction per thread; one direction splits its input GEMM's
+ * columns over the threads. */
 #include "plan/cpu-simd.h"
 #include <math.h>
 #include <omp.h>
@@ -20,6 +22,7 @@
 enum { IN_X, IN_W, IN_R, IN_B, IN_LENS, IN_H0, IN_C0, IN_P };
 
 /* unary_row () ops */
+#define OP_RELU 0
 #define OP_SIGMOID 5
 #define OP_TANH 6
 
@@ -45,6 +48,7 @@ typedef struct {
   ClinferRecurrentInfo info;
   const ClinferCpuSimd *simd;
   ClinferShape x_shape;
+  ClinferShape lens_shape;   /* [batch] */
   int seq, batch, input, hid, gh;
   int na;                    /* columns of ra: gh, GRU 2 hid */
   int m, mr;                 /* the input GEMM's rows (seq x batch) and
@@ -86,6 +90,7 @@ rec_state_free (gpointer data)
  * NULL). */
 typedef struct {
   const float *x, *h0, *c0;
+  const int32_t *lens;       /* sequence_lens (checked), or NULL */
   float *y, *yh, *yc;
 } RecIo;
 
@@ -139,19 +144,41 @@ input_gemm (const RecState *st, const RecDir *rd, const float *a, float *xw,
       xw + c0, st->gh, rd->bias + c0, 0, 0);
 }
 
-/* unary_row () of gate pre-activations @x (clipped to [-clip, clip] in
- * place first when the node has a clip, as the reference eval's gate ()
- * does; the cell state's tanh is not a gate and calls unary_row ()
- * itself). */
+/* @act over @n values of @x into @y: Sigmoid, Tanh and Relu as vector
+ * rows, the others as the reference eval computes them. */
 static void
-gate_row (const RecState *st, int op, float *x, float *y, int n)
+act_row (const RecState *st, const ClinferRecurrentAct *act, const float *x,
+    float *y, int n)
+{
+  switch (act->kind) {
+    case CLINFER_REC_ACT_SIGMOID:
+      st->simd->unary_row (OP_SIGMOID, x, y, n);
+      break;
+    case CLINFER_REC_ACT_TANH:
+      st->simd->unary_row (OP_TANH, x, y, n);
+      break;
+    case CLINFER_REC_ACT_RELU:
+      st->simd->unary_row (OP_RELU, x, y, n);
+      break;
+    default:
+      clinfer_op_recurrent_act_row (act, x, y, n);
+      break;
+  }
+}
+
+/* act_row () of gate pre-activations @x, clipped to [-clip, clip] in
+ * place first when the node has a clip, as the reference eval's gate ()
+ * does (the cell state's activation is not a gate: act_row ()). */
+static void
+gate_row (const RecState *st, const ClinferRecurrentAct *act, float *x,
+    float *y, int n)
 {
   float c = st->info.clip;
 
   if (c > 0.f)
     for (int j = 0; j < n; j++)
       x[j] = fminf (c, fmaxf (-c, x[j]));
-  st->simd->unary_row (op, x, y, n);
+  act_row (st, act, x, y, n);
 }
 
 /* The steps of direction @dir from X W^T (+ bias) in @xw. */
@@ -166,6 +193,9 @@ run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
   float *h = g + st->g_floats, *c = h + st->state_floats;
   float *tmp = c + st->state_floats;
   gboolean reverse = st->info.reverse || dir == 1;
+  const ClinferRecurrentAct *fa = &st->info.act[dir][0];
+  const ClinferRecurrentAct *ga = &st->info.act[dir][1];
+  const ClinferRecurrentAct *ha = &st->info.act[dir][2];
 
   for (int b = 0; b < st->batch; b++) {
     float *hs = h + (gsize) b * hid, *cs = c + (gsize) b * hid;
@@ -179,20 +209,24 @@ run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
       memset (cs, 0, hid * sizeof (float));
   }
   for (int s = 0; s < st->seq; s++) {
-    int t = reverse ? st->seq - 1 - s : s;
-
     for (int b = 0; b < st->batch; b++) {
-      const float *xr = xw + x_row (st, t, b) * gh;
+      int len = io->lens ? io->lens[b] : st->seq;
+      int t = reverse ? len - 1 - s : s;
+      const float *xr;
       float *hs = h + (gsize) b * hid, *cs = c + (gsize) b * hid;
 
+      /* past its length, an entry keeps its state (Y stays zero) */
+      if (s >= len)
+        continue;
+      xr = xw + x_row (st, t, b) * gh;
       k->gemv (hid, hs, rd->ra, st->na, xr, g);
       switch (st->info.kind) {
         case CLINFER_RECURRENT_RNN:
-          gate_row (st, OP_TANH, g, hs, hid);
+          gate_row (st, fa, g, hs, hid);
           break;
         case CLINFER_RECURRENT_GRU:
           /* gates z, r, h */
-          gate_row (st, OP_SIGMOID, g, g, 2 * hid);
+          gate_row (st, fa, g, g, 2 * hid);
           if (st->info.linear_before_reset) {
             k->gemv (hid, hs, rd->rc, hid, rd->rbh, tmp);
             for (int j = 0; j < hid; j++)
@@ -202,31 +236,42 @@ run_steps (const RecState *st, int dir, const RecIo *io, const float *xw,
               tmp[j] = g[hid + j] * hs[j];
             k->gemv (hid, tmp, rd->rc, hid, xr + 2 * hid, g + 2 * hid);
           }
-          gate_row (st, OP_TANH, g + 2 * hid, g + 2 * hid, hid);
+          gate_row (st, ga, g + 2 * hid, g + 2 * hid, hid);
           for (int j = 0; j < hid; j++)
             hs[j] = (1.f - g[j]) * g[2 * hid + j] + g[j] * hs[j];
           break;
         case CLINFER_RECURRENT_LSTM:
           /* gates i, o, f, c; peepholes i, o, f */
           if (rd->p) {
-            for (int j = 0; j < hid; j++) {
+            for (int j = 0; j < hid; j++)
               g[j] += rd->p[j] * cs[j];
-              g[2 * hid + j] += rd->p[2 * hid + j] * cs[j];
-            }
-            gate_row (st, OP_SIGMOID, g, g, hid);
-            gate_row (st, OP_SIGMOID, g + 2 * hid, g + 2 * hid, hid);
-          } else {
-            gate_row (st, OP_SIGMOID, g, g, 3 * hid);
+            if (!st->info.input_forget)
+              for (int j = 0; j < hid; j++)
+                g[2 * hid + j] += rd->p[2 * hid + j] * cs[j];
           }
-          gate_row (st, OP_TANH, g + 3 * hid, g + 3 * hid, hid);
+          if (st->info.input_forget) {
+            /* f = 1 - i */
+            gate_row (st, fa, g, g, hid);
+            for (int j = 0; j < hid; j++)
+              g[2 * hid + j] = 1.f - g[j];
+          } else if (rd->p) {
+            gate_row (st, fa, g, g, hid);
+            gate_row (st, fa, g + 2 * hid, g + 2 * hid, hid);
+          } else {
+            gate_row (st, fa, g, g, 3 * hid);
+          }
+          gate_row (st, ga, g + 3 * hid, g + 3 * hid, hid);
           for (int j = 0; j < hid; j++)
             cs[j] = g[2 * hid + j] * cs[j] + g[j] * g[3 * hid + j];
           if (rd->p) {
             for (int j = 0; j < hid; j++)
               g[hid + j] += rd->p[hid + j] * cs[j];
-            gate_row (st, OP_SIGMOID, g + hid, g + hid, hid);
+            gate_row (st, fa, g + hid, g + hid, hid);
+          } else if (st->info.input_forget) {
+            /* o was left out of the i, o, f row above */
+            gate_row (st, fa, g + hid, g + hid, hid);
           }
-          k->unary_row (OP_TANH, cs, tmp, hid);
+          act_row (st, ha, cs, tmp, hid);
           for (int j = 0; j < hid; j++)
             hs[j] = g[hid + j] * tmp[j];
           break;
@@ -287,13 +332,6 @@ opt_out (const ClinferNode *node, ClinferTensor *const *outputs, guint i)
       : NULL;
 }
 
-static const float *
-opt_in (const ClinferNode *node, ClinferTensor *const *inputs, guint i)
-{
-  return node->n_inputs > i && inputs[i]
-      ? clinfer_tensor_get_const_data (inputs[i]) : NULL;
-}
-
 static gboolean
 rec_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     ClinferTensor *const *inputs, ClinferTensor *const *outputs,
@@ -307,12 +345,23 @@ rec_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     return FALSE;
   io = (RecIo) {
     .x = clinfer_tensor_get_const_data (inputs[IN_X]),
-    .h0 = opt_in (node, inputs, IN_H0),
+    .h0 = clinfer_op_opt_input_data (node, inputs, IN_H0),
     .c0 = st->info.kind == CLINFER_RECURRENT_LSTM
-        ? opt_in (node, inputs, IN_C0) : NULL,
+        ? clinfer_op_opt_input_data (node, inputs, IN_C0) : NULL,
+    .lens = clinfer_op_opt_input_data (node, inputs, IN_LENS),
     .y = opt_out (node, outputs, 0), .yh = opt_out (node, outputs, 1),
     .yc = opt_out (node, outputs, 2),
   };
+  if (io.lens) {
+    if (!clinfer_cpu_kernel_check_shape (kernel, node, "sequence_lens",
+            inputs[IN_LENS], &st->lens_shape, error)
+        || !clinfer_op_recurrent_check_lens (node, io.lens, st->batch,
+            st->seq, error))
+      return FALSE;
+    /* steps past an entry's length stay zero in Y */
+    if (io.y)
+      memset (io.y, 0, clinfer_tensor_get_byte_size (outputs[0]));
+  }
   if (g_mutex_trylock (&st->lock)) {
     rec_dispatch (st, &io, st->scratch);
     g_mutex_unlock (&st->lock);
@@ -412,8 +461,7 @@ clinfer_cpu_recurrent_factory (const ClinferNode *node, ClinferCpuIsa isa,
   int mr;
 
   (void) error;
-  if (!clinfer_op_recurrent_info (node, &info) || !info.default_activations
-      || info.input_forget)
+  if (!clinfer_op_recurrent_info (node, &info))
     return FALSE;
   if (x == NULL || x->type != CLINFER_TYPE_F32 || x->shape.rank != 3
       || !clinfer_shape_is_static (&x->shape) || w == NULL || r == NULL
@@ -434,16 +482,9 @@ clinfer_cpu_recurrent_factory (const ClinferNode *node, ClinferCpuIsa isa,
       || wd->shape.dims[2] != input || seq > G_MAXINT || batch > G_MAXINT
       || input > G_MAXINT / 64 || hid > G_MAXINT / 64)
     return FALSE;
-  if (lens) {
-    const int32_t *l;
-    if (lens->value == NULL || lens->type != CLINFER_TYPE_I32
-        || clinfer_tensor_get_n_elements (lens->value) != batch)
-      return FALSE;
-    l = clinfer_tensor_get_const_data (lens->value);
-    for (int64_t i = 0; i < batch; i++)
-      if (l[i] != seq)
-        return FALSE;
-  }
+  /* sequence_lens, constant or not, is read (and checked) at run time */
+  if (lens && lens->type != CLINFER_TYPE_I32)
+    return FALSE;
   m = seq * batch;
   if (m > G_MAXINT / 2)
     return FALSE;
@@ -452,6 +493,7 @@ clinfer_cpu_recurrent_factory (const ClinferNode *node, ClinferCpuIsa isa,
   st->info = info;
   st->simd = clinfer_cpu_simd_get (isa);
   st->x_shape = x->shape;
+  st->lens_shape = (ClinferShape) { .rank = 1, .dims = { batch } };
   st->seq = (int) seq;
   st->batch = (int) batch;
   st->input = (int) input;

@@ -4,13 +4,15 @@
  * directly) and through a compiled model at 1 and 2 threads (the
  * profile names the kernel): forward, reverse and bidirectional; layout
  * 0 and 1; batches of 1 to 3; hidden sizes that leave partial column
- * panels and ones of several four-panel groups; LSTM peepholes and
- * initial states; GRU with and without linear_before_reset; clip (the
- * gates' inputs clipped, not the cell state's); a constant sequence_lens
- * equal to the steps. Configurations the kernel leaves to the reference
- * eval (other activations, shorter sequence_lens) must stay there.
- * (test-eltwise-kernels checks the vector sigmoid and tanh the gates
- * use.) */
+ * panels and ones of several four-panel groups; LSTM peepholes, initial
+ * states and input_forget; GRU with and without linear_before_reset;
+ * clip (the gates' inputs clipped, not the cell state's); every
+ * activation function of the spec, with alpha and beta; sequence_lens,
+ * constant or a graph input, equal to the steps, shorter or 0 (with the
+ * reverse direction). Weights that are not constant stay on the
+ * reference eval, and a sequence_lens past the steps is an error naming
+ * the node. (test-eltwise-kernels checks the vector sigmoid and tanh the
+ * gates use.) */
 #include "op-test-util.h"
 #include "plan/cpu-simd.h"
 #include <string.h>
@@ -23,53 +25,84 @@ typedef struct {
   int layout;
   int seq, batch, input, hidden;
   gboolean bias, peepholes, initial, lbr;
-  int lens;                  /* 0: none; else every entry this (-1: seq) */
+  int lens;                  /* 0: none; else entry 0 the steps, the others
+                              * this (-1: the steps too, -2: 0) */
   float clip;
-  gboolean other_acts;       /* LSTM: Tanh, Sigmoid, Tanh */
+  const char *acts;          /* activations, comma-separated, or NULL */
+  float alpha[2], beta;      /* activation_alpha (0s end it) and _beta */
+  gboolean input_forget;
+  gboolean lens_input;       /* sequence_lens a graph input */
+  gboolean w_input;          /* W a graph input */
   gboolean fast;             /* the fast kernel takes it */
 } RecCase;
 
 static const RecCase cases[] = {
   { "lstm-forward", "LSTM", "forward", 0, 7, 1, 13, 37, TRUE, FALSE, FALSE,
-    FALSE, 0, 0.f, FALSE, TRUE },
+    FALSE, 0, 0.f, .fast = TRUE },
   { "lstm-bidir-peepholes-initial", "LSTM", "bidirectional", 0, 5, 3, 20,
-    40, TRUE, TRUE, TRUE, FALSE, 0, 0.f, FALSE, TRUE },
+    40, TRUE, TRUE, TRUE, FALSE, 0, 0.f, .fast = TRUE },
   { "lstm-reverse-layout1", "LSTM", "reverse", 1, 6, 2, 9, 24, TRUE, FALSE,
-    TRUE, FALSE, 0, 0.f, FALSE, TRUE },
+    TRUE, FALSE, 0, 0.f, .fast = TRUE },
   { "lstm-bidir-wide", "LSTM", "bidirectional", 0, 9, 1, 64, 160, TRUE,
-    FALSE, FALSE, FALSE, 0, 0.f, FALSE, TRUE },
+    FALSE, FALSE, FALSE, 0, 0.f, .fast = TRUE },
   { "lstm-no-bias-lens", "LSTM", "forward", 0, 4, 2, 8, 16, FALSE, FALSE,
-    FALSE, FALSE, -1, 0.f, FALSE, TRUE },
+    FALSE, FALSE, -1, 0.f, .fast = TRUE },
   { "gru-bidir", "GRU", "bidirectional", 0, 6, 2, 11, 33, TRUE, FALSE, TRUE,
-    FALSE, 0, 0.f, FALSE, TRUE },
+    FALSE, 0, 0.f, .fast = TRUE },
   { "gru-lbr-reverse", "GRU", "reverse", 0, 5, 3, 7, 70, TRUE, FALSE, TRUE,
-    TRUE, 0, 0.f, FALSE, TRUE },
+    TRUE, 0, 0.f, .fast = TRUE },
   { "gru-lbr-layout1-wide", "GRU", "bidirectional", 1, 4, 2, 30, 136, TRUE,
-    FALSE, FALSE, TRUE, 0, 0.f, FALSE, TRUE },
+    FALSE, FALSE, TRUE, 0, 0.f, .fast = TRUE },
   { "rnn-bidir", "RNN", "bidirectional", 0, 8, 2, 5, 21, TRUE, FALSE, TRUE,
-    FALSE, 0, 0.f, FALSE, TRUE },
+    FALSE, 0, 0.f, .fast = TRUE },
   { "lstm-clip-peepholes", "LSTM", "bidirectional", 0, 5, 2, 6, 20, TRUE,
-    TRUE, TRUE, FALSE, 0, 0.5f, FALSE, TRUE },
+    TRUE, TRUE, FALSE, 0, 0.5f, .fast = TRUE },
   { "gru-lbr-clip", "GRU", "forward", 0, 5, 2, 6, 20, TRUE, FALSE, TRUE,
-    TRUE, 0, 0.3f, FALSE, TRUE },
+    TRUE, 0, 0.3f, .fast = TRUE },
   { "gru-clip", "GRU", "reverse", 0, 5, 1, 6, 20, TRUE, FALSE, FALSE,
-    FALSE, 0, 0.3f, FALSE, TRUE },
+    FALSE, 0, 0.3f, .fast = TRUE },
   { "rnn-clip", "RNN", "forward", 1, 5, 2, 6, 20, TRUE, FALSE, TRUE,
-    FALSE, 0, 0.4f, FALSE, TRUE },
-  { "lstm-other-acts", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE, FALSE,
-    FALSE, 0, 0.f, TRUE, FALSE },
+    FALSE, 0, 0.4f, .fast = TRUE },
+  /* the other activations, with alpha and beta */
+  { "lstm-acts", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE, FALSE,
+    FALSE, 0, 0.f, "HardSigmoid,Elu,Softplus", { 0.25f, 0.9f }, 0.45f,
+    .fast = TRUE },
+  { "lstm-acts-bidir", "LSTM", "bidirectional", 1, 5, 2, 6, 20, TRUE, TRUE,
+    TRUE, FALSE, 0, 0.f, "Tanh,Sigmoid,Tanh,Sigmoid,Relu,Affine",
+    { 0.7f }, 0.1f, .fast = TRUE },
+  { "gru-acts-bidir", "GRU", "bidirectional", 0, 5, 2, 6, 20, TRUE, FALSE,
+    TRUE, FALSE, 0, 0.f, "Sigmoid,Relu,LeakyRelu,ScaledTanh",
+    { 0.1f, 0.8f }, 1.2f, .fast = TRUE },
+  { "rnn-acts-bidir", "RNN", "bidirectional", 0, 5, 2, 6, 20, TRUE, FALSE,
+    TRUE, FALSE, 0, 0.f, "Softsign,ThresholdedRelu", { 0.2f }, 0.f,
+    .fast = TRUE },
+  /* input_forget, with and without peepholes */
+  { "lstm-input-forget", "LSTM", "bidirectional", 0, 5, 2, 6, 20, TRUE,
+    FALSE, TRUE, FALSE, 0, 0.f, .input_forget = TRUE, .fast = TRUE },
+  { "lstm-input-forget-peepholes-clip", "LSTM", "reverse", 0, 5, 2, 6, 20,
+    TRUE, TRUE, TRUE, FALSE, 0, 0.6f, .input_forget = TRUE, .fast = TRUE },
+  /* sequence_lens shorter than the steps, 0, and not constant */
   { "lstm-shorter-lens", "LSTM", "forward", 0, 4, 2, 6, 8, TRUE, FALSE,
-    FALSE, FALSE, 3, 0.f, FALSE, FALSE },
+    FALSE, FALSE, 3, 0.f, .fast = TRUE },
+  { "gru-bidir-lens-layout1", "GRU", "bidirectional", 1, 6, 3, 6, 20, TRUE,
+    FALSE, TRUE, FALSE, 2, 0.f, .fast = TRUE },
+  { "rnn-reverse-lens-zero", "RNN", "reverse", 0, 5, 2, 6, 20, TRUE, FALSE,
+    TRUE, FALSE, -2, 0.f, .fast = TRUE },
+  { "lstm-bidir-lens-input", "LSTM", "bidirectional", 0, 6, 3, 6, 20, TRUE,
+    TRUE, TRUE, FALSE, 4, 0.f, .lens_input = TRUE, .fast = TRUE },
+  /* left to the reference eval */
+  { "lstm-weights-input", "LSTM", "forward", 0, 4, 1, 6, 8, TRUE, FALSE,
+    FALSE, FALSE, 0, 0.f, .w_input = TRUE, .fast = FALSE },
 };
 
 /* The case's node, its inputs' tensors (in node-input order, NULL when
- * absent) and, in @graph_inputs, those that are graph inputs (X, then
- * initial_h and initial_c when given). */
+ * absent) and, in @graph_inputs, those that are graph inputs (X, then W,
+ * sequence_lens, initial_h and initial_c where the case has them). */
 typedef struct {
   ClinferGraph *g;
   ClinferNode *node;
   ClinferTensor *in[N_IN];
-  ClinferTensor *graph_inputs[3];
+  ClinferTensor *graph_inputs[5];
   guint n_graph_inputs;
 } RecGraph;
 
@@ -104,7 +137,12 @@ rec_graph_build (const RecCase *c, RecGraph *rg)
   rg->graph_inputs[rg->n_graph_inputs++] = rg->in[IN_X];
   rg->in[IN_W] = op_test_random (rand, 3, wd);
   rg->in[IN_R] = op_test_random (rand, 3, rd);
-  in[IN_W] = clinfer_graph_add_constant (rg->g, "w", rg->in[IN_W]);
+  if (c->w_input) {
+    in[IN_W] = op_test_input_like (rg->g, "w", rg->in[IN_W]);
+    rg->graph_inputs[rg->n_graph_inputs++] = rg->in[IN_W];
+  } else {
+    in[IN_W] = clinfer_graph_add_constant (rg->g, "w", rg->in[IN_W]);
+  }
   in[IN_R] = clinfer_graph_add_constant (rg->g, "r", rg->in[IN_R]);
   if (c->bias) {
     rg->in[IN_B] = op_test_random (rand, 2, bd);
@@ -114,10 +152,15 @@ rec_graph_build (const RecCase *c, RecGraph *rg)
   if (c->lens) {
     int32_t lens[3];
     for (int b = 0; b < c->batch; b++)
-      lens[b] = c->lens < 0 ? c->seq : (b == 0 ? c->seq : c->lens);
+      lens[b] = b == 0 || c->lens == -1 ? c->seq : MAX (c->lens, 0);
     rg->in[IN_LENS] = op_test_tensor (CLINFER_TYPE_I32, 1, ld, lens);
-    in[IN_LENS] = clinfer_graph_add_constant (rg->g, "lens",
-        rg->in[IN_LENS]);
+    if (c->lens_input) {
+      in[IN_LENS] = op_test_input_like (rg->g, "lens", rg->in[IN_LENS]);
+      rg->graph_inputs[rg->n_graph_inputs++] = rg->in[IN_LENS];
+    } else {
+      in[IN_LENS] = clinfer_graph_add_constant (rg->g, "lens",
+          rg->in[IN_LENS]);
+    }
     n_in = IN_LENS + 1;
   }
   if (c->initial) {
@@ -149,15 +192,19 @@ rec_graph_build (const RecCase *c, RecGraph *rg)
         clinfer_attr_new_int (1));
   if (c->clip > 0.f)
     clinfer_node_set_attr (rg->node, "clip", clinfer_attr_new_float (c->clip));
-  if (c->other_acts) {
-    static const char *const acts[] = { "Tanh", "Sigmoid", "Tanh" };
+  if (c->input_forget)
+    clinfer_node_set_attr (rg->node, "input_forget", clinfer_attr_new_int (1));
+  if (c->acts) {
+    g_auto (GStrv) acts = g_strsplit (c->acts, ",", -1);
     ClinferAttr *a = g_new0 (ClinferAttr, 1);
     a->type = CLINFER_ATTR_STRINGS;
-    a->strings.n = 3;
-    a->strings.v = g_new0 (char *, 4);
-    for (int i = 0; i < 3; i++)
-      a->strings.v[i] = g_strdup (acts[i]);
+    a->strings.n = g_strv_length (acts);
+    a->strings.v = g_steal_pointer (&acts);
     clinfer_node_set_attr (rg->node, "activations", a);
+    clinfer_node_set_attr (rg->node, "activation_alpha",
+        clinfer_attr_new_floats (c->alpha, c->alpha[1] != 0.f ? 2 : 1));
+    clinfer_node_set_attr (rg->node, "activation_beta",
+        clinfer_attr_new_floats (&c->beta, 1));
   }
   for (guint i = 0; i < rg->node->n_outputs; i++) {
     g_autofree char *name = g_strdup_printf ("y%u", i);
@@ -310,6 +357,57 @@ test_compiled (gconstpointer data)
   check_compiled (data, 2);
 }
 
+/* A sequence_lens input past the steps: the kernel's error names the
+ * node and the entry, and the request can run again with good lengths. */
+static void
+test_lens_error (void)
+{
+  const RecCase *c = NULL;
+  g_autoptr (ClinferCompileConfig) cfg = clinfer_compile_config_new ();
+  g_autoptr (ClinferModel) m = NULL;
+  g_autoptr (ClinferCompiled) cc = NULL;
+  g_autoptr (ClinferRequest) r = NULL;
+  g_autoptr (ClinferTensor) bad = NULL;
+  int64_t ld[1];
+  int32_t lens[3];
+  RecGraph rg;
+  GError *err = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    if (cases[i].lens_input)
+      c = &cases[i];
+  g_assert_nonnull (c);
+  rec_graph_build (c, &rg);
+  m = op_test_model (rg.g, 14, &err);
+  rg.g = NULL;
+  g_assert_no_error (err);
+  clinfer_compile_config_set_profiling (cfg, TRUE);
+  clinfer_compile_config_set_threads (cfg, 1);
+  cc = clinfer_compile (m, cfg, &err);
+  g_assert_no_error (err);
+  r = clinfer_compiled_create_request (cc, &err);
+  g_assert_no_error (err);
+  ld[0] = c->batch;
+  for (int b = 0; b < c->batch; b++)
+    lens[b] = b == 1 ? c->seq + 1 : c->seq;
+  bad = op_test_tensor (CLINFER_TYPE_I32, 1, ld, lens);
+  for (guint i = 0; i < rg.n_graph_inputs; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i,
+            rg.graph_inputs[i] == rg.in[IN_LENS] ? bad : rg.graph_inputs[i],
+            &err));
+  g_assert_false (clinfer_request_infer (r, &err));
+  g_assert_nonnull (err);
+  g_assert_nonnull (strstr (err->message, "op"));
+  g_assert_nonnull (strstr (err->message, "sequence_lens[1]"));
+  g_clear_error (&err);
+  for (guint i = 0; i < rg.n_graph_inputs; i++)
+    g_assert_true (clinfer_request_set_input_by_index (r, i,
+            rg.graph_inputs[i], &err));
+  g_assert_true (clinfer_request_infer (r, &err));
+  g_assert_no_error (err);
+  rec_graph_clear (&rg);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -322,5 +420,6 @@ main (int argc, char **argv)
     g_test_add_data_func (p1, &cases[i], test_kernel_isas);
     g_test_add_data_func (p2, &cases[i], test_compiled);
   }
+  g_test_add_func ("/recurrent-kernels/lens-past-the-steps", test_lens_error);
   return g_test_run ();
 }
