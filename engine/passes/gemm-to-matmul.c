@@ -6,17 +6,19 @@
  * transB = 1 (ddddocr's CTC head: 32 x 1024 by 1024 x 8210, 35 ms on the
  * reference eval).
  *
- * Rewritten when transA is 0, A is f32 of rank 2 and B is a constant
- * (B'' = alpha * B', transposed once here) or an activation with transB 0
- * and alpha 1; C is absent, a constant (C'' = beta * C; dropped when beta
- * is 0) or an activation with beta 1. Gemm's C broadcasts to [M, N] as
- * numpy's rules do, so Add reads it unchanged. Compile only. */
+ * Rewritten when A is f32 of rank 2 (with transA 1, through a Transpose
+ * node) and B is a constant (B'' = alpha * B', transposed once here) or
+ * an activation with alpha 1 (with transB 1, through a Transpose node);
+ * C is absent, a constant (C'' = beta * C; dropped when beta is 0) or an
+ * activation with beta 1. Gemm's C broadcasts to [M, N] as numpy's rules
+ * do, so Add reads it unchanged. The CPU device runs such a Transpose as
+ * the MatMul's strides or on its transpose kernel. Compile only. */
 #include "passes/conv-affine.h"
 #include <string.h>
 
 typedef struct {
   float alpha, beta;
-  gboolean trans_b;
+  gboolean trans_a, trans_b;
   const ClinferTensor *b_const, *c_const;
   gboolean has_c;
 } GemmForm;
@@ -37,12 +39,12 @@ match (const ClinferNode *node, GemmForm *f)
       || !clinfer_node_attr_int (node, "transA", 0, &ta, NULL)
       || !clinfer_node_attr_int (node, "transB", 0, &tb, NULL)
       || !clinfer_node_attr_float (node, "alpha", 1.f, &f->alpha, NULL)
-      || !clinfer_node_attr_float (node, "beta", 1.f, &f->beta, NULL)
-      || ta != 0)
+      || !clinfer_node_attr_float (node, "beta", 1.f, &f->beta, NULL))
     return FALSE;
+  f->trans_a = ta != 0;
   f->trans_b = tb != 0;
   f->b_const = clinfer_conv_affine_const_f32 (node, 1, -1);
-  if (f->b_const == NULL && (f->trans_b || f->alpha != 1.f))
+  if (f->b_const == NULL && f->alpha != 1.f)
     return FALSE;
   f->has_c = node->n_inputs > 2 && node->inputs[2].node != NULL
       && f->beta != 0.f;
@@ -85,6 +87,20 @@ scaled_constant (ClinferGraph *graph, const char *name,
   return clinfer_graph_add_constant (graph, name, t);
 }
 
+/* A Transpose (perm 1, 0) of @src named @name. */
+static ClinferNode *
+transpose_2d (ClinferGraph *graph, const char *name, ClinferPortRef src,
+    int opset)
+{
+  static const int64_t perm[] = { 1, 0 };
+  ClinferNode *t = clinfer_graph_add_node (graph, "Transpose", "", name, 1, 1);
+
+  t->opset = opset;
+  t->inputs[0] = src;
+  clinfer_node_set_attr (t, "perm", clinfer_attr_new_ints (perm, 2));
+  return t;
+}
+
 static gboolean
 rewrite (ClinferGraph *graph, ClinferNode *gemm, const GemmForm *f,
     GError **error)
@@ -93,8 +109,12 @@ rewrite (ClinferGraph *graph, ClinferNode *gemm, const GemmForm *f,
   g_autofree char *b_name = g_strdup_printf ("%s/matmul_b", out_name);
   g_autofree char *c_name = g_strdup_printf ("%s/add_c", out_name);
   g_autofree char *mm_name = g_strdup_printf ("%s/matmul", out_name);
+  g_autofree char *at_name = g_strdup_printf ("%s/a_transposed", out_name);
+  g_autofree char *bt_name = g_strdup_printf ("%s/b_transposed", out_name);
   ClinferNode *b = NULL, *c = NULL, *mm, *add = NULL, *last;
-  ClinferPortRef b_port = gemm->inputs[1], c_port = { NULL, 0 };
+  ClinferNode *at = NULL, *bt = NULL;
+  ClinferPortRef a_port = gemm->inputs[0], b_port = gemm->inputs[1];
+  ClinferPortRef c_port = { NULL, 0 };
 
   if (f->b_const) {
     b = scaled_constant (graph, b_name, f->b_const, f->trans_b, f->alpha,
@@ -102,6 +122,13 @@ rewrite (ClinferGraph *graph, ClinferNode *gemm, const GemmForm *f,
     if (b == NULL)
       return FALSE;
     b_port = (ClinferPortRef) { b, 0 };
+  } else if (f->trans_b) {
+    bt = transpose_2d (graph, bt_name, b_port, gemm->opset);
+    b_port = (ClinferPortRef) { bt, 0 };
+  }
+  if (f->trans_a) {
+    at = transpose_2d (graph, at_name, a_port, gemm->opset);
+    a_port = (ClinferPortRef) { at, 0 };
   }
   if (f->has_c) {
     c_port = gemm->inputs[2];
@@ -115,7 +142,7 @@ rewrite (ClinferGraph *graph, ClinferNode *gemm, const GemmForm *f,
   mm = clinfer_graph_add_node (graph, "MatMul", "",
       f->has_c ? mm_name : gemm->name, 2, 1);
   mm->opset = gemm->opset;
-  mm->inputs[0] = gemm->inputs[0];
+  mm->inputs[0] = a_port;
   mm->inputs[1] = b_port;
   last = mm;
   if (f->has_c) {
@@ -132,6 +159,8 @@ rewrite (ClinferGraph *graph, ClinferNode *gemm, const GemmForm *f,
   clinfer_graph_remove_node (graph, gemm);
   return clinfer_graph_resolve_ops (graph, error)
       && (b == NULL || clinfer_node_infer (b, error))
+      && (at == NULL || clinfer_node_infer (at, error))
+      && (bt == NULL || clinfer_node_infer (bt, error))
       && (c == NULL || clinfer_node_infer (c, error))
       && clinfer_node_infer (mm, error)
       && (add == NULL || clinfer_node_infer (add, error));

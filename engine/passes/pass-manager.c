@@ -29,10 +29,10 @@ static const ClinferPass passes[] = {
     "parameters that no Conv absorbed (and a per-channel Mul/Add/Sub before "
     "it) by Mul and Add by per-channel constants (compile only)", FALSE,
     clinfer_pass_batchnorm_to_affine, TRUE },
-  { "gemm-to-matmul", "replace a Gemm with transA 0 and constant B (or "
-    "an activation B with transB 0) by MatMul and Add, alpha and beta folded "
-    "into the constants, for devices with no Gemm kernel (the CPU device; "
-    "compile only)", FALSE, clinfer_pass_gemm_to_matmul, TRUE },
+  { "gemm-to-matmul", "replace a Gemm with a constant B (or an "
+    "activation B at alpha 1) by MatMul and Add, alpha and beta folded into "
+    "the constants, transA (and an activation B's transB) as Transpose "
+    "nodes, for devices with no Gemm kernel (the CPU device; compile only)", FALSE, clinfer_pass_gemm_to_matmul, TRUE },
   { "fuse-hardswish", "replace x * Clip (x + 3, 0, 6) / 6 and x * "
     "HardSigmoid (x) (alpha 1/6, beta 0.5) by one HardSwish node (compile "
     "only)", FALSE, clinfer_pass_fuse_hardswish, TRUE },

@@ -26,12 +26,13 @@
  * shape, either operand order) whose reference eval gives the same
  * result; a value read elsewhere or broadcast ends a chain; without the
  * device's request the pass does nothing.
- * And of gemm-to-matmul: a Gemm (transA 0) with a constant B (either
- * transB, alpha folded in) or an activation B (transB 0), and a constant C
- * (beta folded in; dropped at beta 0) or an activation C (beta 1), becomes
- * MatMul [+ Add] with the same result, which the CPU device runs without
- * a reference step; transA, a transposed activation B, an activation C
- * with beta != 1 and a device that did not ask are left alone.
+ * And of gemm-to-matmul: a Gemm with a constant B (either transB, alpha
+ * folded in) or an activation B (alpha 1), and a constant C (beta folded
+ * in; dropped at beta 0) or an activation C (beta 1), becomes MatMul
+ * [+ Add] with the same result, transA and an activation B's transB as
+ * Transpose nodes, which the CPU device runs without a reference step;
+ * an activation B with alpha != 1, an activation C with beta != 1 and a
+ * device that did not ask are left alone.
  * And of fuse-swish: Mul (x, Sigmoid (x)) in either operand order becomes
  * one com.clinfer Swish of x with the same result; a Sigmoid read
  * elsewhere, a Sigmoid of another tensor and a device that did not ask
@@ -803,15 +804,17 @@ typedef enum {
   GM_C_ACTIVATION,           /* C a graph input [5, 7], beta 1 */
   GM_BETA_ZERO,              /* C [7] times 0: dropped */
   GM_NO_C,
-  GM_TRANS_A,                /* left alone */
-  GM_B_ACTIVATION_TRANSB,    /* left alone */
+  GM_TRANS_A,                /* A [12, 5] transA, constant B transB */
+  GM_B_ACTIVATION_TRANSB,    /* B a graph input [7, 12], transB */
+  GM_B_ACTIVATION_ALPHA,     /* left alone */
   GM_C_ACTIVATION_BETA,      /* left alone */
   GM_NOT_ASKED,              /* left alone */
 } GmCase;
 
 static const char *const gm_names[] = { "const-transb", "c-matrix",
   "b-activation", "c-activation", "beta-zero", "no-c", "trans-a",
-  "b-activation-transb", "c-activation-beta", "not-asked" };
+  "b-activation-transb", "b-activation-alpha", "c-activation-beta",
+  "not-asked" };
 
 /* The case's graph (prepared) and its inputs (x, then B or C where they
  * are graph inputs), all from @seed. */
@@ -821,8 +824,10 @@ gm_graph (GmCase c, guint32 seed, ClinferTensor **inputs, guint *n_in)
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
   ClinferGraph *g = op_test_graph (13);
   gboolean trans_a = c == GM_TRANS_A;
-  gboolean trans_b = c == GM_CONST_TRANSB || c == GM_B_ACTIVATION_TRANSB;
-  gboolean b_act = c == GM_B_ACTIVATION || c == GM_B_ACTIVATION_TRANSB;
+  gboolean trans_b = c == GM_CONST_TRANSB || c == GM_B_ACTIVATION_TRANSB
+      || c == GM_TRANS_A;
+  gboolean b_act = c == GM_B_ACTIVATION || c == GM_B_ACTIVATION_TRANSB
+      || c == GM_B_ACTIVATION_ALPHA;
   gboolean c_act = c == GM_C_ACTIVATION || c == GM_C_ACTIVATION_BETA;
   int64_t ad[] = { trans_a ? 12 : 5, trans_a ? 5 : 12 };
   int64_t bd[] = { trans_b ? 7 : 12, trans_b ? 12 : 7 };
@@ -852,7 +857,9 @@ gm_graph (GmCase c, guint32 seed, ClinferTensor **inputs, guint *n_in)
   n = op_test_node (g, "Gemm", "", "gemm", c == GM_NO_C ? 2 : 3, in, 1);
   clinfer_node_set_attr (n, "transA", clinfer_attr_new_int (trans_a));
   clinfer_node_set_attr (n, "transB", clinfer_attr_new_int (trans_b));
-  if (c == GM_CONST_TRANSB) {
+  if (c == GM_B_ACTIVATION_ALPHA)
+    clinfer_node_set_attr (n, "alpha", clinfer_attr_new_float (0.5f));
+  if (c == GM_CONST_TRANSB || c == GM_TRANS_A) {
     clinfer_node_set_attr (n, "alpha", clinfer_attr_new_float (0.5f));
     clinfer_node_set_attr (n, "beta", clinfer_attr_new_float (2.f));
   }
@@ -870,7 +877,8 @@ static void
 test_gemm_to_matmul (gconstpointer data)
 {
   GmCase c = GPOINTER_TO_INT (data);
-  gboolean rewrites = c < GM_TRANS_A;
+  gboolean rewrites = c < GM_B_ACTIVATION_ALPHA;
+  guint transposes = c == GM_TRANS_A || c == GM_B_ACTIVATION_TRANSB;
   ClinferTensor *inputs[6] = { NULL };   /* twice the graph inputs */
   guint n_in;
   ClinferGraph *g = gm_graph (c, 90 + c, inputs, &n_in);
@@ -882,6 +890,7 @@ test_gemm_to_matmul (gconstpointer data)
       gm_names[c]);
   g_assert_cmpuint (op_test_count_ops (g, "Gemm"), ==, rewrites ? 0 : 1);
   g_assert_cmpuint (op_test_count_ops (g, "MatMul"), ==, rewrites ? 1 : 0);
+  g_assert_cmpuint (op_test_count_ops (g, "Transpose"), ==, transposes);
   g_assert_cmpuint (op_test_count_ops (g, "Add"), ==,
       rewrites && c != GM_BETA_ZERO && c != GM_NO_C ? 1 : 0);
   clinfer_graph_free (g);
