@@ -66,3 +66,13 @@ clinfer_cpu_kernel_check_shape (const ClinferCpuKernel *kernel,
       clinfer_node_label (node), kernel->name, what, want_s, got_s);
   return FALSE;
 }
+
+void
+clinfer_cpu_pack_a (const float *x, int m, int k, int mr, float *a)
+{
+  for (int r0 = 0; r0 < m; r0 += mr)
+    for (int kk = 0; kk < k; kk++)
+      for (int r = 0; r < mr; r++)
+        a[((gsize) (r0 / mr) * k + kk) * mr + r] = r0 + r < m
+            ? x[(gsize) (r0 + r) * k + kk] : 0.f;
+}

@@ -205,6 +205,10 @@ typedef struct {
  * mr / 2 to mr, the fewest computed rows (ceil (m / r) * r), the largest r
  * on ties. */
 int clinfer_cpu_gemm_mr (const ClinferCpuSimd *simd, int m);
+/* The row-major [@m][@k] matrix @x as gemm_rows () reads A: panels of @mr
+ * rows, each @k columns of @mr values, the last panel zero padded, at
+ * @a (ceil (m / mr) * mr * k floats). */
+void clinfer_cpu_pack_a (const float *x, int m, int k, int mr, float *a);
 
 /* The kernels of @isa (the generic table when @isa is not built in). */
 const ClinferCpuSimd *clinfer_cpu_simd_get (ClinferCpuIsa isa);

@@ -117,19 +117,6 @@ y_off (const RecState *st, int dir, int t, int b)
       : ((gsize) t * nd + dir) * st->batch + b) * st->hid;
 }
 
-/* X in panels of mr rows (zero padded) at @a. */
-static void
-pack_x (const RecState *st, const float *x, float *a)
-{
-  int mr = st->mr, k = st->input;
-
-  for (int r0 = 0; r0 < st->m; r0 += mr)
-    for (int kk = 0; kk < k; kk++)
-      for (int r = 0; r < mr; r++)
-        a[((gsize) (r0 / mr) * k + kk) * mr + r] = r0 + r < st->m
-            ? x[(gsize) (r0 + r) * k + kk] : 0.f;
-}
-
 /* Column panels [p0, p1) of X W^T + bias. */
 static void
 input_gemm (const RecState *st, const RecDir *rd, const float *a, float *xw,
@@ -301,7 +288,7 @@ rec_dispatch (const RecState *st, const RecIo *io, float *scratch)
 #pragma omp parallel for schedule (static) num_threads (2)
     for (int dir = 0; dir < 2; dir++) {
       float *scr = scratch + (gsize) dir * st->dir_floats;
-      pack_x (st, io->x, scr);
+      clinfer_cpu_pack_a (io->x, st->m, st->input, st->mr, scr);
       input_gemm (st, &st->dir[dir], scr, scr + st->a_floats, 0, panels);
       run_steps (st, dir, io, scr + st->a_floats, scr);
     }
@@ -309,7 +296,7 @@ rec_dispatch (const RecState *st, const RecIo *io, float *scratch)
   }
   for (int dir = 0; dir < st->info.n_dirs; dir++) {
     float *scr = scratch + (gsize) dir * st->dir_floats;
-    pack_x (st, io->x, scr);
+    clinfer_cpu_pack_a (io->x, st->m, st->input, st->mr, scr);
     if (nt >= 2 && panels >= 2) {
 #pragma omp parallel
       {

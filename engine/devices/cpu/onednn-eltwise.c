@@ -1008,12 +1008,7 @@ clinfer_onednn_matmul_gemm (const OnednnStep *s, const float *x, float *y,
         + (gsize) t * s->mm_a_bytes);
 
     if (p1 > p0) {
-      /* A in panels of kd x mr rows, zero padded. */
-      for (int r0 = 0; r0 < m; r0 += mr)
-        for (int kk = 0; kk < kd; kk++)
-          for (int r = 0; r < mr; r++)
-            a[((gsize) (r0 / mr) * kd + kk) * mr + r] = r0 + r < m
-                ? x[(gsize) (r0 + r) * kd + kk] : 0.f;
+      clinfer_cpu_pack_a (x, m, kd, mr, a);
       for (int p = p0; p < p1; p++) {
         int c0 = p * nr;
         k->gemm_rows (mr, m, kd, a, s->mm_zero, s->mm_b + (gsize) p * kd * nr,
