@@ -68,32 +68,65 @@ add_custom_libs (ClinferCompileConfig * config, const gchar * libs,
   return TRUE;
 }
 
-/* input-shape: the video input (input-name, else the first of rank 4)
- * takes the dims given ("?" keeps one dynamic). */
+/* The video input's name: input-name, else the first input of rank 4,
+ * else the first; NULL when the model has no input. */
+static const gchar *
+video_input_name (ClinferModel * model,
+    const GstClinferModelSettings * settings)
+{
+  guint i, n = clinfer_model_get_n_inputs (model);
+  ClinferPortInfo info;
+
+  if (settings->input_name != NULL)
+    return settings->input_name;
+  for (i = 0; i < n; i++)
+    if (clinfer_model_get_input (model, i, &info) && info.shape.rank == 4)
+      return info.name;
+  return n > 0 && clinfer_model_get_input (model, 0, &info) ? info.name : NULL;
+}
+
+/* input-shape: the video input takes the dims given ("?" keeps one
+ * dynamic). */
 static gboolean
 reshape_video_input (ClinferModel * model,
     const GstClinferModelSettings * settings, GError ** error)
 {
-  guint i, n = clinfer_model_get_n_inputs (model);
-  const gchar *name = settings->input_name;
+  const gchar *name = video_input_name (model, settings);
   ClinferShape shape;
-  ClinferPortInfo info;
 
   if (!clinfer_shape_parse (settings->input_shape, &shape, error)) {
     g_prefix_error (error, "input-shape \"%s\": ", settings->input_shape);
     return FALSE;
   }
-  for (i = 0; name == NULL && i < n; i++)
-    if (clinfer_model_get_input (model, i, &info) && info.shape.rank == 4)
-      name = info.name;
-  if (name == NULL && n > 0 && clinfer_model_get_input (model, 0, &info))
-    name = info.name;
   if (name == NULL) {
     g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_INVALID_ARGUMENT,
         "input-shape: the model has no input");
     return FALSE;
   }
   return clinfer_model_reshape (model, name, &shape, error);
+}
+
+/* batch-size above 1 on a model whose video input has a fixed batch of
+ * 1 and static other dims: the model is made to run batch-size frames
+ * per request (a dynamic batch is left to each request; other dynamic
+ * dims are only known at caps, where a batch of 1 is then refused). */
+static gboolean
+batch_video_input (ClinferModel * model,
+    const GstClinferModelSettings * settings, GError ** error)
+{
+  const gchar *name = video_input_name (model, settings);
+  int idx = name ? clinfer_model_find_input (model, name) : -1;
+  ClinferPortInfo info;
+
+  if (idx < 0 || !clinfer_model_get_input (model, idx, &info)
+      || info.shape.rank < 1 || info.shape.dims[0] != 1
+      || !clinfer_shape_is_static (&info.shape))
+    return TRUE;
+  if (!clinfer_model_set_batch (model, settings->batch_size, error)) {
+    g_prefix_error (error, "batch-size %u: ", settings->batch_size);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 static GstClinferSharedModel *
@@ -120,6 +153,8 @@ load (const gchar * instance_id, const GstClinferModelSettings * settings,
     return NULL;
   if (settings->input_shape != NULL
       && !reshape_video_input (model, settings, error))
+    return NULL;
+  if (settings->batch_size > 1 && !batch_video_input (model, settings, error))
     return NULL;
   compiled = clinfer_compile (model, config, error);
   if (compiled == NULL)

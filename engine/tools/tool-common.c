@@ -464,22 +464,12 @@ apply_shapes (ToolSession *s, const ToolOptions *opts, GError **error)
         || !clinfer_model_reshape (s->model, name, &shape, error))
       return FALSE;
   }
-  for (guint i = 0; opts->batch > 0 && i < s->n_inputs; i++) {
-    ClinferPortInfo info;
-
-    clinfer_model_get_input (s->model, i, &info);
-    if (s->inputs[i] != NULL || info.shape.rank < 1)
-      continue;
-    if (info.shape.dims[0] >= 0 && info.shape.dims[0] != opts->batch) {
-      g_autofree char *w = clinfer_shape_to_string (&info.shape);
-      g_set_error (error, TOOL_ERROR, TOOL_ERROR_FAILED,
-          "--batch %d: input '%s' has the static shape %s; batching needs a "
-          "dynamic first dimension", opts->batch, info.name, w);
-      return FALSE;
-    }
-    info.shape.dims[0] = opts->batch;
-    if (!clinfer_model_reshape (s->model, info.name, &info.shape, error))
-      return FALSE;
+  /* Every input whose batch is 1 or dynamic gets --batch; a fixed batch
+   * of 1 is followed through the model (clinfer_model_set_batch ()). */
+  if (opts->batch > 0 && !clinfer_model_set_batch (s->model, opts->batch,
+          error)) {
+    g_prefix_error (error, "--batch %d: ", opts->batch);
+    return FALSE;
   }
   for (guint i = 0; i < s->n_inputs; i++) {
     const ClinferShape *got;

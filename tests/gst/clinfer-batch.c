@@ -6,8 +6,9 @@
  * sending frames does not stall the other (batch-timeout fires); stopping
  * with frames in a batch that is still filling does not wait for it; the
  * LATENCY query adds batch-timeout; a model whose batch is fixed at 1 is
- * refused with an error naming the input; on the GPU device too when
- * there is one. The leaks tracer and ASan check nothing is left. */
+ * batched (clinfer_model_set_batch ()) with the same tensors, one whose
+ * batch cannot be followed refused with an error naming its output; on
+ * the GPU device too when there is one. The leaks tracer and ASan check nothing is left. */
 #include "test-util.h"
 
 #include <clinfer/clinfer.h>
@@ -60,11 +61,14 @@ feed (gpointer data)
   return NULL;
 }
 
+/* @model: a path, NULL for conv-batch.onnx. */
 static GstHarness *
-make_harness (const gchar * args, const GstVideoInfo * info)
+make_harness (const gchar * model, const gchar * args,
+    const GstVideoInfo * info)
 {
-  g_autofree gchar *model = conv_batch_model ();
-  GstHarness *h = test_harness_for (test_make_clinfer (model, args));
+  g_autofree gchar *conv = conv_batch_model ();
+  GstHarness *h = test_harness_for (test_make_clinfer (model ? model : conv,
+          args));
 
   test_set_video_caps (h, info);
   return h;
@@ -74,8 +78,8 @@ make_harness (const gchar * args, const GstVideoInfo * info)
  * on threads of their own at once; (transfer full) per stream, the
  * buffers out. */
 static GPtrArray **
-run_streams (guint n_streams, const gchar * args, const guint * n_frames,
-    const GstVideoFormat * formats)
+run_streams (const gchar * model, guint n_streams, const gchar * args,
+    const guint * n_frames, const GstVideoFormat * formats)
 {
   GPtrArray **out = g_new0 (GPtrArray *, n_streams);
   Feeder *f = g_new0 (Feeder, n_streams);
@@ -85,7 +89,7 @@ run_streams (guint n_streams, const gchar * args, const guint * n_frames,
   for (s = 0; s < n_streams; s++) {
     gst_video_info_set_format (&f[s].info, formats[s], 40 + 8 * s, 30);
     GST_VIDEO_INFO_FPS_N (&f[s].info) = 30;
-    f[s].h = make_harness (args, &f[s].info);
+    f[s].h = make_harness (model, args, &f[s].info);
     f[s].stream = s;
     f[s].n_frames = n_frames[s];
     f[s].eos = TRUE;
@@ -146,8 +150,9 @@ assert_close_meta (GstBuffer * want, GstBuffer * got, const gchar * what,
  * batch-size=1 (both with @common): same frames, same order, same
  * tensors. */
 static void
-check_against_single (const gchar * device, guint n_streams, guint batch,
-    const gchar * extra, const guint * n_frames, const gchar * common)
+check_against_single (const gchar * model, const gchar * device,
+    guint n_streams, guint batch, const gchar * extra,
+    const guint * n_frames, const gchar * common)
 {
   static const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_BGRx,
     GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGB, GST_VIDEO_FORMAT_I420
@@ -156,8 +161,10 @@ check_against_single (const gchar * device, guint n_streams, guint batch,
       common);
   g_autofree gchar *args = g_strdup_printf ("device=%s batch-size=%u "
       "model-instance-id=batch-test %s %s", device, batch, extra, common);
-  GPtrArray **want = run_streams (n_streams, single_args, n_frames, formats);
-  GPtrArray **got = run_streams (n_streams, args, n_frames, formats);
+  GPtrArray **want = run_streams (model, n_streams, single_args, n_frames,
+      formats);
+  GPtrArray **got = run_streams (model, n_streams, args, n_frames,
+      formats);
   guint s, i;
 
   for (s = 0; s < n_streams; s++) {
@@ -187,14 +194,14 @@ GST_START_TEST (test_streams_share_batches_cpu)
 {
   /* Two streams in batches of 2; four in batches of 4 with two frames of
    * each in flight; three in batches of 2 (batches mix the streams). */
-  check_against_single ("CPU", 2, 2, "", same_counts, "");
-  check_against_single ("CPU", 4, 4, "nireq=2", same_counts, "");
-  check_against_single ("CPU", 3, 2, "nireq=3 batch-timeout=1000",
+  check_against_single (NULL, "CPU", 2, 2, "", same_counts, "");
+  check_against_single (NULL, "CPU", 4, 4, "nireq=2", same_counts, "");
+  check_against_single (NULL, "CPU", 3, 2, "nireq=3 batch-timeout=1000",
       same_counts, "");
   /* Every other frame inferred: the rest pass in their place. */
-  check_against_single ("CPU", 2, 2, "nireq=2", same_counts,
+  check_against_single (NULL, "CPU", 2, 2, "nireq=2", same_counts,
       "inference-interval=2");
-  check_against_single ("CPU", 2, 2, "", same_counts,
+  check_against_single (NULL, "CPU", 2, 2, "", same_counts,
       "inference-interval=3");
 }
 
@@ -206,9 +213,9 @@ GST_START_TEST (test_streams_share_batches_gpu)
     GST_INFO ("no OpenCL device: the GPU case is not run");
     return;
   }
-  check_against_single ("GPU", 2, 2, "", same_counts, "");
-  check_against_single ("GPU", 3, 4, "nireq=2", same_counts, "");
-  check_against_single ("GPU", 2, 2, "", same_counts,
+  check_against_single (NULL, "GPU", 2, 2, "", same_counts, "");
+  check_against_single (NULL, "GPU", 3, 4, "nireq=2", same_counts, "");
+  check_against_single (NULL, "GPU", 2, 2, "", same_counts,
       "inference-interval=3");
 }
 
@@ -219,9 +226,9 @@ GST_START_TEST (test_one_element_batches_itself)
 {
   static const GstVideoFormat format[] = { GST_VIDEO_FORMAT_BGRx };
   static const guint n[] = { N_FRAMES + 1 };
-  GPtrArray **want = run_streams (1, "device=CPU", n, format);
-  GPtrArray **got = run_streams (1, "device=CPU batch-size=4 nireq=4", n,
-      format);
+  GPtrArray **want = run_streams (NULL, 1, "device=CPU", n, format);
+  GPtrArray **got = run_streams (NULL, 1, "device=CPU batch-size=4 nireq=4",
+      n, format);
   guint i;
 
   fail_unless_equals_int (got[0]->len, n[0]);
@@ -242,7 +249,7 @@ GST_START_TEST (test_timeout_when_a_stream_stops)
 {
   static const guint counts[] = { N_FRAMES, 2 };
 
-  check_against_single ("CPU", 2, 2, "batch-timeout=20000", counts, "");
+  check_against_single (NULL, "CPU", 2, 2, "batch-timeout=20000", counts, "");
 }
 
 GST_END_TEST;
@@ -261,8 +268,8 @@ GST_START_TEST (test_stop_while_batch_fills)
   guint i;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 40, 30);
-  a = make_harness (args, &info);
-  b = make_harness (args, &info);
+  a = make_harness (NULL, args, &info);
+  b = make_harness (NULL, args, &info);
   fail_unless_equals_int (gst_harness_push (a, stream_frame (&info, 0, 0)),
       GST_FLOW_OK);
   /* The frame is held: its batch waits for a second one. */
@@ -300,7 +307,7 @@ GST_START_TEST (test_latency_query)
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 40, 30);
   GST_VIDEO_INFO_FPS_N (&info) = 25;
   GST_VIDEO_INFO_FPS_D (&info) = 1;
-  h = make_harness ("device=CPU batch-size=2 nireq=2 batch-timeout=15000",
+  h = make_harness (NULL, "device=CPU batch-size=2 nireq=2 batch-timeout=15000",
       &info);
   gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
   latency = gst_harness_query_latency (h);
@@ -311,21 +318,33 @@ GST_START_TEST (test_latency_query)
 
 GST_END_TEST;
 
-/* A model whose batch dimension is fixed at 1 cannot take batches: an
- * error naming the input, its shape and batch-size. */
-GST_START_TEST (test_fixed_batch_model_refused)
+/* A model whose batch dimension is fixed at 1 is made batch-size by
+ * clinfer_model_set_batch (): two streams in batches of 2 give what
+ * each gives alone (CPU, and the GPU device when there is one). */
+GST_START_TEST (test_fixed_batch_model_batched)
 {
-  GstHarness *h = test_harness_for (test_make_clinfer
-      ("identity-nchw-f32.onnx", "device=CPU batch-size=2"));
-  g_autofree gchar *message = NULL;
-  GstVideoInfo info;
+  g_autofree gchar *model = test_data_path ("gst/identity-nchw-f32.onnx");
 
-  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_BGRx, 40, 30);
-  message = test_push_expect_error (h, &info);
-  fail_unless (strstr (message, "batch 2 (batch-size)") != NULL, "%s",
+  check_against_single (model, "CPU", 2, 2, "", same_counts, "");
+  if (test_have_gpu ())
+    check_against_single (model, "GPU", 2, 2, "", same_counts, "");
+}
+
+GST_END_TEST;
+
+/* A batch-1 model whose batch cannot be followed (ctc-synthetic.onnx
+ * reduces its frame to a scalar): an error at start naming the node and
+ * the batch. */
+GST_START_TEST (test_unbatchable_model_refused)
+{
+  GstElement *e = test_make_clinfer ("ctc-synthetic.onnx",
+      "device=CPU batch-size=2");
+  g_autofree gchar *message = test_start_expect_error (e);
+
+  fail_unless (strstr (message, "batch-size 2") != NULL, "%s", message);
+  fail_unless (strstr (message, "cannot run batches of 2") != NULL, "%s",
       message);
-  fail_unless (strstr (message, "1x3x12x16") != NULL, "%s", message);
-  gst_harness_teardown (h);
+  fail_unless (strstr (message, "'mean'") != NULL, "%s", message);
 }
 
 GST_END_TEST;
@@ -343,7 +362,8 @@ clinfer_batch_suite (void)
   tcase_add_test (tc, test_timeout_when_a_stream_stops);
   tcase_add_test (tc, test_stop_while_batch_fills);
   tcase_add_test (tc, test_latency_query);
-  tcase_add_test (tc, test_fixed_batch_model_refused);
+  tcase_add_test (tc, test_fixed_batch_model_batched);
+  tcase_add_test (tc, test_unbatchable_model_refused);
   return s;
 }
 

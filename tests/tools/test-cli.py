@@ -311,9 +311,20 @@ def test_benchmark(c, bench_exe, model, tmp, inputs):
     c.check(rc == 0 and "batch=4" in lines and bool(lines)
             and re.match(r"^fps=[0-9.]+$", lines[-1]) is not None,
             "benchmark --batch 4 on a dynamic-batch model", err + out)
-    rc, out, err = run([bench_exe, model, "--batch", "4"])
-    one_line_error(c, "clinfer-benchmark --batch on a static batch", rc, err, 1,
-                   "clinfer-benchmark", ["--batch 4", "static"])
+    # A fixed batch of 1 (the bundled BlazeFace) is followed through the
+    # model; one whose batch cannot be (a constant output) is an error.
+    rc, out, err = run([bench_exe, model, "--batch", "4", "--hint",
+                        "throughput", "--iterations", "8"])
+    lines = out.splitlines()
+    c.check(rc == 0 and "batch=4" in lines and bool(lines)
+            and re.match(r"^fps=[0-9.]+$", lines[-1]) is not None,
+            "benchmark --batch 4 on a batch-1 model", err + out)
+    const_model = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                               "data", "gst", "ctc-synthetic.onnx")
+    rc, out, err = run([bench_exe, const_model, "--batch", "4"])
+    one_line_error(c, "clinfer-benchmark --batch on an unbatchable model", rc,
+                   err, 1, "clinfer-benchmark",
+                   ["--batch 4", "cannot run batches of 4"])
     # The default hint is latency: one stream, median_ms last.
     rc, out, err = run([bench_exe, model, "--iterations", "3"])
     c.check(rc == 0 and "hint=latency" in out.splitlines()

@@ -71,6 +71,21 @@ CLINFER_API const char *clinfer_model_get_metadata (const ClinferModel *model,
 CLINFER_API gboolean clinfer_model_reshape (ClinferModel *model, const char *name,
     const ClinferShape *shape, GError **error);
 
+/* The most items clinfer_model_set_batch() takes. */
+#define CLINFER_MAX_BATCH 4096
+
+/* Makes the model run @batch items per request: every input whose first
+ * (batch) dimension is 1 or dynamic gets @batch, and constants that hold
+ * the batch of 1 (a Reshape's target shape, a Resize's sizes, a constant
+ * concatenated to the batch) are rewritten so that the batch reaches
+ * every output first. The other dynamic dims of those inputs must be
+ * fixed first (clinfer_model_reshape()). FALSE, naming the node and the
+ * model unchanged, where the batch cannot be followed (a node that works
+ * along the first dimension, a reshape that moves it, an output without
+ * it first). */
+CLINFER_API gboolean clinfer_model_set_batch (ClinferModel *model, guint batch,
+    GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClinferModel, clinfer_model_unref)
 
 G_END_DECLS
