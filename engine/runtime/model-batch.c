@@ -111,7 +111,8 @@ works_along_batch (const ClinferNode *node, int rank)
   if (clinfer_pass_is_op (node, "CumSum")) {
     ClinferPortDesc *a = clinfer_node_input_desc (node, 1);
     const int64_t *v;
-    if (a == NULL || a->value == NULL || a->type != CLINFER_TYPE_I64)
+    if (a == NULL || a->value == NULL || a->type != CLINFER_TYPE_I64
+        || clinfer_tensor_get_n_elements (a->value) < 1)
       return TRUE;
     v = clinfer_tensor_get_const_data (a->value);
     return v[0] == 0 || v[0] + rank == 0;
@@ -124,7 +125,7 @@ works_along_batch (const ClinferNode *node, int rank)
  * shape) its first element set to @batch. */
 static ClinferNode *
 batched_constant (ClinferGraph *g, const ClinferNode *src, int64_t batch,
-    gboolean repeat)
+    gboolean repeat, GError **error)
 {
   ClinferTensor *v = src->outputs[0].value;
   ClinferShape shape = *clinfer_tensor_get_shape (v);
@@ -132,11 +133,20 @@ batched_constant (ClinferGraph *g, const ClinferNode *src, int64_t batch,
   g_autofree char *name = g_strdup_printf ("%s/batch%" G_GINT64_FORMAT
       "/%u", src->outputs[0].name, batch, g->next_id);
   gsize bytes = clinfer_tensor_get_byte_size (v);
+  guint64 limit = clinfer_graph_get_memory_limit (g);
 
-  if (repeat)
+  if (repeat) {
     shape.dims[0] = batch;
+    if (bytes > limit / (guint64) batch) {
+      batch_fail (error, g, batch, "the constant %s (%" G_GSIZE_FORMAT
+          " bytes) repeated for each item needs more than the memory limit "
+          "of a tensor (%" G_GUINT64_FORMAT " bytes)", src->outputs[0].name,
+          bytes, limit);
+      return NULL;
+    }
+  }
   if ((t = clinfer_tensor_new (clinfer_tensor_get_element_type (v), &shape,
-              NULL)) == NULL)
+              error)) == NULL)
     return NULL;
   if (repeat) {
     for (int64_t b = 0; b < batch; b++)
@@ -176,8 +186,9 @@ rewrite_constants (ClinferGraph *g, ClinferNode *node, GHashTable *info,
       || (clinfer_pass_is_op (node, "Resize")
           && shape_starts_with_one (node, 3))) {
     guint i = clinfer_pass_is_op (node, "Reshape") ? 1 : 3;
-    if ((c = batched_constant (g, node->inputs[i].node, batch, FALSE)) == NULL)
-      return batch_fail (error, g, batch, "out of memory");
+    if ((c = batched_constant (g, node->inputs[i].node, batch, FALSE,
+                error)) == NULL)
+      return FALSE;
     node->inputs[i] = (ClinferPortRef) { c, 0 };
     return TRUE;
   }
@@ -191,15 +202,16 @@ rewrite_constants (ClinferGraph *g, ClinferNode *node, GHashTable *info,
         || d->shape.dims[0] != 1)
       continue;
     if (is_constant (p)) {
-      if ((c = batched_constant (g, p, batch, TRUE)) == NULL)
-        return batch_fail (error, g, batch, "out of memory");
+      if ((c = batched_constant (g, p, batch, TRUE, error)) == NULL)
+        return FALSE;
       node->inputs[i] = (ClinferPortRef) { c, 0 };
     } else if (clinfer_pass_is_op (p, "ConstantOfShape")
         && shape_starts_with_one (p, 0)) {
       ClinferNode *cs = clinfer_graph_add_node (g, "ConstantOfShape", "",
           NULL, 1, 1);
-      if ((c = batched_constant (g, p->inputs[0].node, batch, FALSE)) == NULL)
-        return batch_fail (error, g, batch, "out of memory");
+      if ((c = batched_constant (g, p->inputs[0].node, batch, FALSE,
+                  error)) == NULL)
+        return FALSE;
       cs->opset = p->opset;
       clinfer_node_copy_attrs (p, cs);
       cs->inputs[0] = (ClinferPortRef) { c, 0 };

@@ -7,7 +7,8 @@
  * Resize sizes and concatenated constant hold the 1 likewise. Refused,
  * naming the node and leaving the model as it was: Softmax along axis
  * 0, a Reshape that folds the batch into another dimension, a Transpose
- * or an Unsqueeze that moves it, a reduction over it, an input without a
+ * or an Unsqueeze that moves it, a reduction over it, a concatenated
+ * constant that repeated would pass the memory limit, an input without a
  * batch, other dynamic dims, a batch of 0 or past CLINFER_MAX_BATCH. */
 #include "op-test-util.h"
 #include <math.h>
@@ -165,17 +166,21 @@ typedef enum {
   G_UNSQUEEZE_FRONT,         /* refused: Unsqueeze at axis 0 (the batch
                               * becomes dim 1, which only the shapes at
                               * batch 3 show) */
+  G_CONSTANT_TOO_BIG,        /* refused: a concatenated constant [1,1000,4]
+                              * repeated 3 times is over the memory limit
+                              * (40 KB) */
   G_NO_BATCH,                /* refused: x [2,4] */
   G_DYNAMIC,                 /* refused: x [1,?,4] */
 } GraphCase;
 
 static const char *const case_names[] = { "reshape-concat",
   "constant-of-shape", "softmax-axis0", "reshape-folds", "transpose-moves",
-  "reduce-batch", "unsqueeze-front", "no-batch", "dynamic" };
+  "reduce-batch", "unsqueeze-front", "constant-too-big", "no-batch",
+  "dynamic" };
 
 /* What the refusals' messages name. */
 static const char *const refusal_names[] = { NULL, NULL, "sm", "rs", "tr",
-  "red", "unsq", "x", "x" };
+  "red", "unsq", "big", "x", "x" };
 
 static ClinferModel *
 case_model (GraphCase c)
@@ -262,6 +267,18 @@ case_model (GraphCase c)
       in[0] = x;
       in[1] = op_test_constant (g, "shape", CLINFER_TYPE_I64, 1, sd, shape);
       n = op_test_node (g, "Reshape", "", "rs", 2, in, 1);
+      break;
+    }
+    case G_CONSTANT_TOO_BIG: {
+      int64_t kd[] = { 1, 1000, 4 };
+      g_autoptr (ClinferTensor) t = op_test_random (rand, 3, x3);
+      g_autoptr (ClinferTensor) k = op_test_random (rand, 3, kd);
+      x = op_test_input_like (g, "x", t);
+      in[0] = x;
+      in[1] = clinfer_graph_add_constant (g, "big", k);
+      n = op_test_node (g, "Concat", "", "cat", 2, in, 1);
+      clinfer_node_set_attr (n, "axis", clinfer_attr_new_int (1));
+      g->memory_limit = 40000;
       break;
     }
     case G_NO_BATCH:
