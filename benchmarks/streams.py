@@ -5,6 +5,7 @@ Usage (from the repository root, after building into build/):
     python3 benchmarks/streams.py [--build build] [--streams 1,2,4,8]
         [--frames 300] [--nireq 1,2] [--hint throughput|auto|...] [--rounds 3]
         [--width 1280 --height 720] [--pattern ball] [--device CPU]
+        [--batch-size B]
 
 Each configuration is one gst-launch-1.0 process with N independent
 branches, each on its own streaming thread:
@@ -13,7 +14,9 @@ branches, each on its own streaming thread:
       ! clinfer model=BlazeFace-128 model-instance-id=streams device=D
         performance-hint=HINT nireq=R decoder=blazeface ! fakesink sync=false
 
-All branches share one compiled model (model-instance-id). The time is
+All branches share one compiled model (model-instance-id); with
+--batch-size B above 1 they also share batched requests of B frames
+(batch-size=B, the batch-1 model made batch B when it is read). The time is
 gst-launch-1.0's own "Execution ended after" (PLAYING to EOS, so reading
 and compiling the model are not in it); total fps = N * F / time and
 per-stream fps = F / time. The same pipeline without clinfer (the source
@@ -47,6 +50,8 @@ def pipeline(args, n, nireq, with_clinfer):
             # else none: threads as set, all cores by default).
             if args.hint != "auto":
                 b += " performance-hint=%s" % args.hint
+            if args.batch_size > 1:
+                b += " batch-size=%d" % args.batch_size
         b += " ! fakesink sync=false"
         branches.append(b)
     return " ".join(branches)
@@ -78,6 +83,8 @@ def main():
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=720)
     p.add_argument("--pattern", default="ball", help="videotestsrc pattern (default ball)")
+    p.add_argument("--batch-size", type=int, default=1,
+                   help="frames per batched request shared by the streams (default 1)")
     args = p.parse_args()
 
     plugin = os.path.join(ROOT, args.build, "gst")
@@ -97,9 +104,9 @@ def main():
                 k, n, "source only" if r is None else "nireq=%d" % r, t), flush=True)
 
     print("\n%s, %dx%d BGRx, %d frames per stream, BlazeFace 128 shared, device %s, "
-          "performance-hint=%s, median of %d rounds (nproc %d)\n" % (
+          "performance-hint=%s, batch-size=%d, median of %d rounds (nproc %d)\n" % (
               args.pattern, args.width, args.height, args.frames, args.device, args.hint,
-              args.rounds, os.cpu_count()))
+              args.batch_size, args.rounds, os.cpu_count()))
     print("| streams | source only fps | " + " | ".join(
         "nireq=%d total fps | per stream" % r for r in nireqs) + " | " + " | ".join(
         "nireq=%d / nireq=%d" % (r, nireqs[0]) for r in nireqs[1:]) + " |")

@@ -1325,7 +1325,12 @@ gst_clinfer_configure (GstClinfer * self)
     GST_INFO_OBJECT (self, "%u labels from the model's metadata \"%s\"",
         self->labels->len, METADATA_CHARACTERS);
   }
+  /* With batch-size above 1 the outputs' first dim counts the frames of
+   * a batch (a batch-1 model made batch-size, clinfer_model_set_batch ()):
+   * the decoder then checks its frame's slice, on the first frame, as it
+   * does for a dynamic batch. */
   if (self->decoder_impl != NULL && self->decoder_impl->check != NULL
+      && self->shared->settings.batch_size == 1
       && !self->decoder_impl->check (compiled, &err))
     goto bad_decoder;
 

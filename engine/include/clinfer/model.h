@@ -82,7 +82,8 @@ CLINFER_API gboolean clinfer_model_reshape (ClinferModel *model, const char *nam
  * fixed first (clinfer_model_reshape()). FALSE, naming the node and the
  * model unchanged, where the batch cannot be followed (a node that works
  * along the first dimension, a reshape that moves it, an output without
- * it first). */
+ * it first). Like clinfer_model_reshape(), call it before compiling the
+ * model: a compiled model reads its graph when it builds a plan. */
 CLINFER_API gboolean clinfer_model_set_batch (ClinferModel *model, guint batch,
     GError **error);
 
