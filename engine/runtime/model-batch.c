@@ -201,7 +201,8 @@ rewrite_constants (ClinferGraph *g, ClinferNode *node, GHashTable *info,
     if (d == NULL || carries (info, node->inputs[i]) || d->shape.rank < 1
         || d->shape.dims[0] != 1)
       continue;
-    if (is_constant (p)) {
+    if (is_constant (p) && clinfer_tensor_get_element_type
+        (p->outputs[0].value) != CLINFER_TYPE_STRING) {
       if ((c = batched_constant (g, p, batch, TRUE, error)) == NULL)
         return FALSE;
       node->inputs[i] = (ClinferPortRef) { c, 0 };
@@ -219,7 +220,7 @@ rewrite_constants (ClinferGraph *g, ClinferNode *node, GHashTable *info,
     } else {
       g_autofree char *s = clinfer_shape_to_string (&d->shape);
       return batch_fail (error, g, batch, "node %s: input %u (shape %s) "
-          "does not carry the batch and is not a constant",
+          "does not carry the batch and is not a numeric constant",
           clinfer_node_label (node), i, s);
     }
   }
