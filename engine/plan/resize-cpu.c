@@ -8,7 +8,10 @@
  * - linear on the last two dims (the others unchanged): each output row
  *   is wy0 * h (iy0) + wy1 * h (iy1), h (iy) input row iy resampled along
  *   the last dim. A thread walks its output rows in order and keeps the
- *   two h rows it made last, so each is made about once.
+ *   two h rows it made last, so each is made about once. A leading dim
+ *   whose taps read only their own index (pytorch_half_pixel gives a dim
+ *   of length 1 the coordinate -0.5: taps 0.5 and 0.5 of index 0) is one
+ *   more pass over the output, w0 v + w1 v, as the reference's.
  * The arithmetic is the reference eval's (engine/ops/resize.c), in the
  * same order, so the results are the same to the bit. */
 #include "plan/cpu-kernels.h"
@@ -29,6 +32,9 @@ typedef struct {
   /* linear: per output index of H and W, two input indices and weights;
    * NULL where the dim is unchanged */
   ClinferResizeTap *th, *tw;
+  /* linear: taps of a leading dim that read only their own index, else
+   * NULL */
+  ClinferResizeTap *self[CLINFER_MAX_RANK];
   int64_t planes, ih, iw, oh, ow;
   int n_scratch;
   float *scratch;            /* per thread: two h rows of ow floats */
@@ -40,8 +46,10 @@ resize_state_free (gpointer data)
 {
   ResizeState *st = data;
 
-  for (int i = 0; i < CLINFER_MAX_RANK; i++)
+  for (int i = 0; i < CLINFER_MAX_RANK; i++) {
     g_free (st->map[i]);
+    g_free (st->self[i]);
+  }
   g_free (st->th);
   g_free (st->tw);
   g_free (st->scratch);
@@ -155,6 +163,35 @@ run_linear (const ResizeState *st, const float *x, float *y, float *scratch)
   }
 }
 
+/* The passes of the leading dims whose taps read their own index, last
+ * dim first as the reference applies them: (0 + w0 v) + w1 v. */
+static void
+run_self_taps (const ResizeState *st, float *y)
+{
+  for (int i = st->rank - 3; i >= 0; i--) {
+    int64_t outer = 1, inner = 1, n = st->out[i];
+
+    if (st->self[i] == NULL)
+      continue;
+    for (int k = 0; k < i; k++)
+      outer *= st->out[k];
+    for (int k = i + 1; k < st->rank; k++)
+      inner *= st->out[k];
+#pragma omp parallel for schedule (static) \
+    if (outer * n * inner >= RESIZE_SPLIT_VALUES)
+    for (int64_t row = 0; row < outer * n; row++) {
+      const ClinferResizeTap *t = &st->self[i][row % n];
+      float *v = y + row * inner;
+      for (int64_t j = 0; j < inner; j++) {
+        float acc = 0.f;
+        acc += t->w[0] * v[j];
+        acc += t->w[1] * v[j];
+        v[j] = acc;
+      }
+    }
+  }
+}
+
 static gboolean
 resize_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     ClinferTensor *const *inputs, ClinferTensor *const *outputs,
@@ -178,6 +215,8 @@ resize_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     run_linear (st, x, y, own);
     g_free (own);
   }
+  if (st->linear)
+    run_self_taps (st, y);
   return TRUE;
 }
 
@@ -192,9 +231,15 @@ prepare_linear (ResizeState *st, ClinferResizeGeometry *g)
 
   if (g->n_taps != 2 || r < 2)
     return FALSE;
-  for (int i = 0; i < r - 2; i++)
-    if (g->taps[i] != NULL || st->out[i] != st->in[i])
+  for (int i = 0; i < r - 2; i++) {
+    if (st->out[i] != st->in[i])
       return FALSE;
+    for (int64_t o = 0; g->taps[i] && o < st->out[i]; o++)
+      if (g->taps[i][o].extrap || g->taps[i][o].idx[0] != o
+          || g->taps[i][o].idx[1] != o)
+        return FALSE;
+    st->self[i] = g_steal_pointer (&g->taps[i]);
+  }
   for (int i = r - 2; i < r; i++)
     for (int64_t o = 0; g->taps[i] && o < st->out[i]; o++)
       if (g->taps[i][o].extrap)

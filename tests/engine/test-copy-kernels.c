@@ -15,6 +15,7 @@
  * factors and of rank 3; linear of C too and cubic stay on the reference
  * eval. */
 #include "op-test-util.h"
+#include <math.h>
 #include <string.h>
 
 static ClinferTensor *
@@ -260,6 +261,8 @@ typedef struct {
   int64_t in[4], out[4];     /* out[0] < 0: by scales (@scales) */
   float scales[4];
   const char *kernel;
+  gboolean specials;         /* the input starts with -0, the smallest
+                              * subnormal and an infinity */
 } ResizeCase;
 
 static const ResizeCase resize_cases[] = {
@@ -283,6 +286,16 @@ static const ResizeCase resize_cases[] = {
     { 4, 5, 6 }, { 4, 10, 9 }, { 0 }, "resize_nearest_rows" },
   { "nearest-threads", "nearest", "asymmetric", "floor", 4,
     { 1, 16, 40, 40 }, { -1 }, { 1, 1, 1.7f, 2.3f }, "resize_nearest_rows" },
+  /* pytorch_half_pixel gives a dim of length 1 the taps 0.5, 0.5 of
+   * index 0: N here, C in the second (its W unchanged) */
+  { "linear-pytorch-to-one", "linear", "pytorch_half_pixel", NULL, 4,
+    { 1, 3, 6, 7 }, { 1, 3, 1, 14 }, { 0 }, "resize_linear_rows" },
+  { "linear-pytorch-channel-one", "linear", "pytorch_half_pixel", NULL, 4,
+    { 2, 1, 5, 5 }, { 2, 1, 1, 5 }, { 0 }, "resize_linear_rows" },
+  /* only those taps: (0 + 0.5 v) + 0.5 v as the reference, which makes
+   * the subnormal 0 */
+  { "linear-pytorch-self-only", "linear", "pytorch_half_pixel", NULL, 4,
+    { 1, 1, 3, 4 }, { 1, 1, 3, 4 }, { 0 }, "resize_linear_rows", TRUE },
   { "linear-channels-too", "linear", "asymmetric", NULL, 4,
     { 1, 2, 4, 4 }, { 1, 3, 4, 4 }, { 0 }, "reference" },
   { "cubic", "cubic", "half_pixel", NULL, 4,
@@ -298,6 +311,13 @@ test_resize (gconstpointer data)
   g_autoptr (ClinferTensor) x = counting (CLINFER_TYPE_F32, rc->rank, rc->in, 6);
   ClinferTensor *inputs[1] = { x };
   int64_t nd[] = { rc->rank };
+
+  if (rc->specials) {
+    float *v = clinfer_tensor_get_data (x);
+    v[0] = -0.f;
+    v[1] = 1.4e-45f;
+    v[2] = INFINITY;
+  }
   ClinferNode *in[4] = { NULL }, *n;
 
   in[0] = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &s);

@@ -538,8 +538,9 @@ static const LinearCase linear_cases[] = {
   { "pytorch-x2", "pytorch_half_pixel", 10, 12, 20, 24, "onednn:" },
   { "half-pixel-x2.5", "half_pixel", 8, 6, 20, 15, "onednn:" },
   { "half-pixel-down", "half_pixel", 21, 17, 9, 8, "onednn:" },
-  /* its unchanged N and C dims get taps of their own */
-  { "pytorch-to-one", "pytorch_half_pixel", 6, 7, 1, 14, "reference" },
+  /* its N dim (length 1) gets taps of its own: 0.5 and 0.5 of index 0 */
+  { "pytorch-to-one", "pytorch_half_pixel", 6, 7, 1, 14,
+    "resize_linear_rows" },
   { "align-corners", "align_corners", 8, 8, 16, 16, "resize_linear_rows" },
   { "asymmetric", "asymmetric", 8, 8, 16, 16, "resize_linear_rows" },
 };
