@@ -30,6 +30,7 @@ static const struct {
   { "", "Sqrt", clinfer_cpu_eltwise_factory },
   { "", "Log", clinfer_cpu_eltwise_factory },
   { "com.clinfer", "Swish", clinfer_cpu_eltwise_factory },
+  { "", "Where", clinfer_cpu_eltwise_factory },
   { "", "ReduceSum", clinfer_cpu_eltwise_factory },
   { "", "ReduceMean", clinfer_cpu_eltwise_factory },
   { "", "ReduceMax", clinfer_cpu_eltwise_factory },

@@ -7,6 +7,8 @@
  *   binary_row () call of the simd table.
  * - Relu, Neg, Abs, Sqrt, Log (a vector log, within a few ulp of logf),
  *   com.clinfer Swish (x / (1 + exp (-x)), a vector exp).
+ * - Where (a bool condition, f32 values) with numpy broadcasting of the
+ *   three, merged as the binary ops' operands are.
  * - ReduceSum, ReduceMean, ReduceMax and ReduceMin (NaN wins, as in the
  *   reference eval) whose reduced dims are adjacent (after
  *   dropping dims of extent 1): [outer, reduced, inner] sums rows
@@ -22,20 +24,20 @@
 /* The smallest part of a row one thread takes. */
 #define ELT_MIN_CHUNK 1024
 
-typedef enum { ELT_BINARY, ELT_UNARY, ELT_REDUCE } EltKind;
+typedef enum { ELT_BINARY, ELT_UNARY, ELT_REDUCE, ELT_WHERE } EltKind;
 
 typedef struct {
   const ClinferCpuSimd *simd;
   EltKind kind;
   int op;                    /* binary_row () / unary_row () op; ELT_REDUCE:
                               * 0 Sum, 1 Mean, 2 Max, 3 Min */
-  ClinferShape in_shape[2];  /* the inputs as prepared */
+  ClinferShape in_shape[3];  /* the inputs as prepared */
   guint n_in;
-  /* ELT_BINARY: merged dims, innermost last, and each operand's element
-   * stride along them (0 where it broadcasts) */
+  /* ELT_BINARY, ELT_WHERE: merged dims, innermost last, and each
+   * operand's element stride along them (0 where it broadcasts) */
   int nd;
   int64_t dims[CLINFER_MAX_RANK];
-  int64_t sa[CLINFER_MAX_RANK], sb[CLINFER_MAX_RANK];
+  int64_t s[3][CLINFER_MAX_RANK];
   /* ELT_REDUCE: the input as [outer, red, inner] */
   int64_t outer, red, inner;
   int64_t n_out;
@@ -69,7 +71,7 @@ run_binary (const EltState *st, const float *a, const float *b, float *y)
   int64_t n = st->dims[st->nd - 1], rows = st->n_out / MAX (n, 1);
   int nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
   int64_t chunk = chunk_len (rows, n, nt), per_row = (n + chunk - 1) / chunk;
-  int ia = st->sa[st->nd - 1] != 0, ib = st->sb[st->nd - 1] != 0;
+  int ia = st->s[0][st->nd - 1] != 0, ib = st->s[1][st->nd - 1] != 0;
 
 #pragma omp parallel for schedule (static) if (nt > 1)
   for (int64_t u = 0; u < rows * per_row; u++) {
@@ -81,11 +83,44 @@ run_binary (const EltState *st, const float *a, const float *b, float *y)
     for (int k = st->nd - 2; k >= 0; k--) {
       int64_t idx = rest % st->dims[k];
       rest /= st->dims[k];
-      oa += idx * st->sa[k];
-      ob += idx * st->sb[k];
+      oa += idx * st->s[0][k];
+      ob += idx * st->s[1][k];
     }
     st->simd->binary_row (st->op, a + oa + (ia ? i0 : 0), ia,
         b + ob + (ib ? i0 : 0), ib, y + row * n + i0, MIN (chunk, n - i0));
+  }
+}
+
+/* y = c ? a : b, the rows split as run_binary () splits them. */
+static void
+run_where (const EltState *st, const guint8 *c, const float *a,
+    const float *b, float *y)
+{
+  int64_t n = st->dims[st->nd - 1], rows = st->n_out / MAX (n, 1);
+  int nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
+  int64_t chunk = chunk_len (rows, n, nt), per_row = (n + chunk - 1) / chunk;
+  int64_t ic = st->s[0][st->nd - 1] != 0, ia = st->s[1][st->nd - 1] != 0;
+  int64_t ib = st->s[2][st->nd - 1] != 0;
+
+#pragma omp parallel for schedule (static) if (nt > 1)
+  for (int64_t u = 0; u < rows * per_row; u++) {
+    int64_t row = u / per_row, i0 = u % per_row * chunk, rest = row;
+    int64_t off[3] = { 0, 0, 0 }, len = MIN (chunk, n - i0);
+    const guint8 *cr;
+    const float *ar, *br;
+    float *yr = y + row * n + i0;
+
+    for (int k = st->nd - 2; k >= 0; k--) {
+      int64_t idx = rest % st->dims[k];
+      rest /= st->dims[k];
+      for (int o = 0; o < 3; o++)
+        off[o] += idx * st->s[o][k];
+    }
+    cr = c + off[0] + ic * i0;
+    ar = a + off[1] + ia * i0;
+    br = b + off[2] + ib * i0;
+    for (int64_t j = 0; j < len; j++)
+      yr[j] = cr[j * ic] ? ar[j * ia] : br[j * ib];
   }
 }
 
@@ -171,8 +206,9 @@ elt_run (ClinferCpuKernel *kernel, const ClinferNode *node,
   float *y = clinfer_tensor_get_data (outputs[0]);
 
   for (guint i = 0; i < st->n_in; i++)
-    if (!clinfer_cpu_kernel_check_shape (kernel, node, i ? "input 1" : "input",
-            inputs[i], &st->in_shape[i], error))
+    if (!clinfer_cpu_kernel_check_shape (kernel, node, i == 0 ? "input"
+            : i == 1 ? "input 1" : "input 2", inputs[i], &st->in_shape[i],
+            error))
       return FALSE;
   if (st->n_out == 0)
     return TRUE;
@@ -187,6 +223,11 @@ elt_run (ClinferCpuKernel *kernel, const ClinferNode *node,
     case ELT_REDUCE:
       run_reduce (st, clinfer_tensor_get_const_data (inputs[0]), y);
       break;
+    case ELT_WHERE:
+      run_where (st, clinfer_tensor_get_const_data (inputs[0]),
+          clinfer_tensor_get_const_data (inputs[1]),
+          clinfer_tensor_get_const_data (inputs[2]), y);
+      break;
   }
   return TRUE;
 }
@@ -194,47 +235,51 @@ elt_run (ClinferCpuKernel *kernel, const ClinferNode *node,
 /* ---------------------------------------------------------------- */
 /* Preparation                                                       */
 
-/* Merges @y's dims into st->dims where operands @a and @b (right-aligned,
- * each broadcasting to @y) broadcast alike; FALSE when one does not
- * broadcast to @y. */
+/* Merges @y's dims into st->dims where the @n operands @ops (right-
+ * aligned, each broadcasting to @y) broadcast alike, with their strides
+ * in st->s; FALSE when one does not broadcast to @y. */
 static gboolean
-merge_binary (EltState *st, const ClinferShape *a, const ClinferShape *b,
+merge_operands (EltState *st, int n, const ClinferShape *const *ops,
     const ClinferShape *y)
 {
-  gboolean fa[CLINFER_MAX_RANK], fb[CLINFER_MAX_RANK];
+  gboolean f[3][CLINFER_MAX_RANK];
   int nd = 0;
 
   for (int i = 0; i < y->rank; i++) {
-    int ka = i - (y->rank - a->rank), kb = i - (y->rank - b->rank);
-    int64_t ad = ka >= 0 ? a->dims[ka] : 1, bd = kb >= 0 ? b->dims[kb] : 1;
     int64_t yd = y->dims[i];
-    gboolean ha = ad == yd, hb = bd == yd;
+    gboolean h[3], same = nd > 0;
 
-    if ((!ha && ad != 1) || (!hb && bd != 1))
-      return FALSE;
+    for (int o = 0; o < n; o++) {
+      int k = i - (y->rank - ops[o]->rank);
+      int64_t d = k >= 0 ? ops[o]->dims[k] : 1;
+      h[o] = d == yd;
+      if (!h[o] && d != 1)
+        return FALSE;
+      same = same && f[o][nd - 1] == h[o];
+    }
     if (yd == 1)
       continue;
-    if (nd > 0 && fa[nd - 1] == ha && fb[nd - 1] == hb) {
+    if (same) {
       st->dims[nd - 1] *= yd;
       continue;
     }
     st->dims[nd] = yd;
-    fa[nd] = ha;
-    fb[nd] = hb;
+    for (int o = 0; o < n; o++)
+      f[o][nd] = h[o];
     nd++;
   }
   if (nd == 0) {
     st->dims[0] = 1;
-    fa[0] = fb[0] = TRUE;
+    for (int o = 0; o < n; o++)
+      f[o][0] = TRUE;
     nd = 1;
   }
   st->nd = nd;
-  for (int64_t k = nd - 1, pa = 1, pb = 1; k >= 0; k--) {
-    st->sa[k] = fa[k] ? pa : 0;
-    st->sb[k] = fb[k] ? pb : 0;
-    pa *= fa[k] ? st->dims[k] : 1;
-    pb *= fb[k] ? st->dims[k] : 1;
-  }
+  for (int o = 0; o < n; o++)
+    for (int64_t k = nd - 1, p = 1; k >= 0; k--) {
+      st->s[o][k] = f[o][k] ? p : 0;
+      p *= f[o][k] ? st->dims[k] : 1;
+    }
   return TRUE;
 }
 
@@ -293,6 +338,11 @@ node_kind (const ClinferNode *node, EltKind *kind, int *op)
     *op = 7;                 /* unary_row ()'s Swish */
     return TRUE;
   }
+  if (clinfer_node_is_builtin_op (node, "", "Where")) {
+    *kind = ELT_WHERE;
+    *op = 0;
+    return node->n_inputs == 3;
+  }
   *kind = ELT_REDUCE;
   for (int i = 0; i < (int) G_N_ELEMENTS (reduce_ops); i++)
     if (clinfer_node_is_builtin_op (node, "", reduce_ops[i])) {
@@ -307,28 +357,38 @@ clinfer_cpu_eltwise_factory (const ClinferNode *node, ClinferCpuIsa isa,
     ClinferCpuKernel *kernel, GError **error)
 {
   static const char *const kind_names[] = { "binary_rows", "unary_rows",
-    "reduce_rows" };
+    "reduce_rows", "where_rows" };
   ClinferPortDesc *x = clinfer_node_input_desc (node, 0);
   const ClinferPortDesc *y = &node->outputs[0];
   g_autofree EltState *st = g_new0 (EltState, 1);
   gboolean mask[CLINFER_MAX_RANK];
 
+  /* Where's condition is bool; every other input is f32. */
   if (!node_kind (node, &st->kind, &st->op) || node->n_outputs != 1
-      || !is_f32_static (x) || y->type != CLINFER_TYPE_F32
-      || !clinfer_shape_is_static (&y->shape))
+      || y->type != CLINFER_TYPE_F32 || !clinfer_shape_is_static (&y->shape)
+      || x == NULL || !clinfer_shape_is_static (&x->shape)
+      || x->type != (st->kind == ELT_WHERE ? CLINFER_TYPE_BOOL
+          : CLINFER_TYPE_F32))
     return FALSE;
   st->in_shape[0] = x->shape;
   st->n_in = 1;
   st->n_out = clinfer_shape_n_elements (&y->shape);
   switch (st->kind) {
-    case ELT_BINARY: {
-      ClinferPortDesc *b = clinfer_node_input_desc (node, 1);
-      /* A constant operand is read like an activation. */
-      if (!is_f32_static (b)
-          || !merge_binary (st, &x->shape, &b->shape, &y->shape))
+    case ELT_BINARY:
+    case ELT_WHERE: {
+      /* Constant operands are read like activations. */
+      const ClinferShape *ops[3] = { &x->shape, NULL, NULL };
+      guint n = st->kind == ELT_WHERE ? 3 : 2;
+      for (guint i = 1; i < n; i++) {
+        ClinferPortDesc *d = clinfer_node_input_desc (node, i);
+        if (!is_f32_static (d))
+          return FALSE;
+        st->in_shape[i] = d->shape;
+        ops[i] = &st->in_shape[i];
+      }
+      if (!merge_operands (st, n, ops, &y->shape))
         return FALSE;
-      st->in_shape[1] = b->shape;
-      st->n_in = 2;
+      st->n_in = n;
       break;
     }
     case ELT_UNARY:

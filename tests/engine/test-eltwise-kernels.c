@@ -15,7 +15,11 @@
  * then). Inputs are small integers, so sums are exact in f32 too.
  * Also x * Sigmoid (x) as com.clinfer Swish (the unary test "Swish"),
  * and the vector sigmoid, tanh and swish of every ISA table against
- * double precision. */
+ * double precision. Where with a bool condition: a one-element condition
+ * over a scalar and a tensor (basic-pitch's div_no_nan), all three
+ * broadcast differently, a constant value, ones split between the
+ * threads by rows and by chunks of a row, NaN values passed through as
+ * chosen. */
 #include "op-test-util.h"
 #include "plan/cpu-simd.h"
 #include <math.h>
@@ -277,6 +281,58 @@ test_vector_functions (void)
   }
 }
 
+typedef struct {
+  const char *name;
+  int rc, ra, rb;
+  int64_t c[4], a[4], b[4];
+  gboolean b_const;          /* the third operand a constant */
+  const char *kernel;        /* the kernel's kind */
+} WhereCase;
+
+static const WhereCase where_cases[] = {
+  { "div-no-nan", 3, 0, 3, { 1, 1, 1 }, { 0 }, { 1, 172, 309 }, FALSE,
+    "where_rows" },
+  { "all-broadcast", 3, 2, 1, { 2, 3, 4 }, { 3, 1 }, { 4 }, FALSE,
+    "where_rows" },
+  { "condition-column", 2, 2, 2, { 5, 1 }, { 5, 7 }, { 1, 7 }, TRUE,
+    "where_rows" },
+  { "split-rows", 3, 3, 3, { 1, 64, 1 }, { 1, 64, 1024 }, { 1, 1, 1024 },
+    FALSE, "where_rows" },
+  { "split-chunks", 1, 1, 0, { 70000 }, { 70000 }, { 0 }, FALSE,
+    "where_rows" },
+};
+
+static void
+test_where (gconstpointer data)
+{
+  const WhereCase *c = data;
+  ClinferGraph *g = op_test_graph (13);
+  ClinferShape cs = clinfer_shape_make (c->rc, c->c);
+  ClinferShape as = clinfer_shape_make (c->ra, c->a);
+  ClinferShape bs = clinfer_shape_make (c->rb, c->b);
+  g_autoptr (ClinferTensor) cond = clinfer_tensor_new (CLINFER_TYPE_BOOL,
+      &cs, NULL);
+  g_autoptr (ClinferTensor) a = counting (c->ra, c->a, 1);
+  g_autoptr (ClinferTensor) b = counting (c->rb, c->b, 2);
+  g_autofree char *kernel = kernel_name (c->kernel);
+  ClinferTensor *inputs[3] = { cond, a, b };
+  ClinferNode *in[3], *n;
+  guint8 *cv = clinfer_tensor_get_data (cond);
+  float *av = clinfer_tensor_get_data (a);
+
+  for (int64_t i = 0; i < clinfer_tensor_get_n_elements (cond); i++)
+    cv[i] = (i * 5 + 1) % 3 != 0;
+  av[0] = NAN;
+  in[0] = clinfer_graph_add_input (g, "c", CLINFER_TYPE_BOOL, &cs);
+  in[1] = clinfer_graph_add_input (g, "a", CLINFER_TYPE_F32, &as);
+  in[2] = c->b_const ? clinfer_graph_add_constant (g, "b", b)
+      : clinfer_graph_add_input (g, "b", CLINFER_TYPE_F32, &bs);
+  n = op_test_node (g, "Where", "", "op", 3, in, 1);
+  clinfer_graph_add_output (g, (ClinferPortRef) { n, 0 }, "y");
+  op_test_check_cpu_kernel (g, NULL, 13, inputs, c->b_const ? 2 : 3, kernel,
+      c->name);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -294,6 +350,11 @@ main (int argc, char **argv)
     g_autofree char *path = g_strdup_printf ("/eltwise-kernels/unary/%s",
         unary[i]);
     g_test_add_data_func (path, unary[i], test_unary);
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (where_cases); i++) {
+    g_autofree char *path = g_strdup_printf ("/eltwise-kernels/where/%s",
+        where_cases[i].name);
+    g_test_add_data_func (path, &where_cases[i], test_where);
   }
   for (gsize i = 0; i < G_N_ELEMENTS (reduce_cases); i++) {
     g_autofree char *path = g_strdup_printf ("/eltwise-kernels/reduce/%s",
