@@ -65,57 +65,76 @@ chunk_len (int64_t rows, int64_t row_len, int nt)
 /* ---------------------------------------------------------------- */
 /* Run                                                               */
 
-static void
-run_binary (const EltState *st, const float *a, const float *b, float *y)
+/* How run_binary () and run_where () split their output: rows of n
+ * (the last merged dim), each in parts of chunk. */
+typedef struct {
+  int64_t n, rows, chunk, per_row;
+  int nt;
+} EltSplit;
+
+static EltSplit
+elt_split (const EltState *st)
 {
-  int64_t n = st->dims[st->nd - 1], rows = st->n_out / MAX (n, 1);
-  int nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
-  int64_t chunk = chunk_len (rows, n, nt), per_row = (n + chunk - 1) / chunk;
-  int ia = st->s[0][st->nd - 1] != 0, ib = st->s[1][st->nd - 1] != 0;
+  EltSplit sp;
 
-#pragma omp parallel for schedule (static) if (nt > 1)
-  for (int64_t u = 0; u < rows * per_row; u++) {
-    int64_t row = u / per_row, i0 = u % per_row * chunk, rest = row;
-    int64_t oa = 0, ob = 0;
+  sp.n = st->dims[st->nd - 1];
+  sp.rows = st->n_out / MAX (sp.n, 1);
+  sp.nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
+  sp.chunk = chunk_len (sp.rows, sp.n, sp.nt);
+  sp.per_row = (sp.n + sp.chunk - 1) / sp.chunk;
+  return sp;
+}
 
-    /* The operands' offsets of this row, dim by dim from the last outer
-     * one. */
-    for (int k = st->nd - 2; k >= 0; k--) {
-      int64_t idx = rest % st->dims[k];
-      rest /= st->dims[k];
-      oa += idx * st->s[0][k];
-      ob += idx * st->s[1][k];
-    }
-    st->simd->binary_row (st->op, a + oa + (ia ? i0 : 0), ia,
-        b + ob + (ib ? i0 : 0), ib, y + row * n + i0, MIN (chunk, n - i0));
+/* The first @n_ops operands' offsets of output row @row, dim by dim from
+ * the last outer one. */
+static inline void
+row_offsets (const EltState *st, int64_t row, int n_ops, int64_t *off)
+{
+  for (int o = 0; o < n_ops; o++)
+    off[o] = 0;
+  for (int k = st->nd - 2; k >= 0; k--) {
+    int64_t idx = row % st->dims[k];
+    row /= st->dims[k];
+    for (int o = 0; o < n_ops; o++)
+      off[o] += idx * st->s[o][k];
   }
 }
 
-/* y = c ? a : b, the rows split as run_binary () splits them. */
+static void
+run_binary (const EltState *st, const float *a, const float *b, float *y)
+{
+  EltSplit sp = elt_split (st);
+  int ia = st->s[0][st->nd - 1] != 0, ib = st->s[1][st->nd - 1] != 0;
+
+#pragma omp parallel for schedule (static) if (sp.nt > 1)
+  for (int64_t u = 0; u < sp.rows * sp.per_row; u++) {
+    int64_t row = u / sp.per_row, i0 = u % sp.per_row * sp.chunk, off[2];
+
+    row_offsets (st, row, 2, off);
+    st->simd->binary_row (st->op, a + off[0] + (ia ? i0 : 0), ia,
+        b + off[1] + (ib ? i0 : 0), ib, y + row * sp.n + i0,
+        MIN (sp.chunk, sp.n - i0));
+  }
+}
+
+/* y = c ? a : b, split as run_binary () splits. */
 static void
 run_where (const EltState *st, const guint8 *c, const float *a,
     const float *b, float *y)
 {
-  int64_t n = st->dims[st->nd - 1], rows = st->n_out / MAX (n, 1);
-  int nt = st->n_out * 4 >= ELT_SPLIT_BYTES ? omp_get_max_threads () : 1;
-  int64_t chunk = chunk_len (rows, n, nt), per_row = (n + chunk - 1) / chunk;
+  EltSplit sp = elt_split (st);
   int64_t ic = st->s[0][st->nd - 1] != 0, ia = st->s[1][st->nd - 1] != 0;
   int64_t ib = st->s[2][st->nd - 1] != 0;
 
-#pragma omp parallel for schedule (static) if (nt > 1)
-  for (int64_t u = 0; u < rows * per_row; u++) {
-    int64_t row = u / per_row, i0 = u % per_row * chunk, rest = row;
-    int64_t off[3] = { 0, 0, 0 }, len = MIN (chunk, n - i0);
+#pragma omp parallel for schedule (static) if (sp.nt > 1)
+  for (int64_t u = 0; u < sp.rows * sp.per_row; u++) {
+    int64_t row = u / sp.per_row, i0 = u % sp.per_row * sp.chunk, off[3];
+    int64_t len = MIN (sp.chunk, sp.n - i0);
     const guint8 *cr;
     const float *ar, *br;
-    float *yr = y + row * n + i0;
+    float *yr = y + row * sp.n + i0;
 
-    for (int k = st->nd - 2; k >= 0; k--) {
-      int64_t idx = rest % st->dims[k];
-      rest /= st->dims[k];
-      for (int o = 0; o < 3; o++)
-        off[o] += idx * st->s[o][k];
-    }
+    row_offsets (st, row, 3, off);
     cr = c + off[0] + ic * i0;
     ar = a + off[1] + ia * i0;
     br = b + off[2] + ib * i0;

@@ -76,14 +76,14 @@ is_constant (const ClinferNode *node)
       && node->n_outputs == 1 && node->outputs[0].value != NULL;
 }
 
-/* @axis attribute (default @def) of @node normalised against @rank. */
-static int64_t
-node_axis (const ClinferNode *node, const char *name, int64_t def, int rank)
+/* TRUE when @axis of a rank-@rank input is 0, or out of range (the
+ * op's own checks refuse it; here it counts as the batch's). */
+static gboolean
+is_batch_axis (const ClinferNode *node, int64_t axis, int rank)
 {
-  int64_t axis = def;
+  int a;
 
-  clinfer_node_attr_int (node, name, def, &axis, NULL);
-  return axis < 0 ? axis + rank : axis;
+  return !clinfer_op_normalize_axis (node, axis, rank, &a, NULL) || a == 0;
 }
 
 /* TRUE when @node, fed the batch, would work along it: Softmax, its
@@ -91,31 +91,33 @@ node_axis (const ClinferNode *node, const char *name, int64_t def, int rank)
 static gboolean
 works_along_batch (const ClinferNode *node, int rank)
 {
+  int axis;
+
   if (clinfer_pass_is_op (node, "Softmax")
       || clinfer_pass_is_op (node, "LogSoftmax")
       || clinfer_pass_is_op (node, "Hardmax"))
-    return node_axis (node, "axis", node->opset >= 13 ? -1 : 1, rank) == 0;
+    return !clinfer_op_axis_attr (node, node->opset >= 13 ? -1 : 1, rank,
+        &axis, NULL) || axis == 0;
   if (clinfer_pass_is_op (node, "LayerNormalization")
       || clinfer_pass_is_op (node, "LpNormalization"))
-    return node_axis (node, "axis", -1, rank) == 0;
+    return !clinfer_op_axis_attr (node, -1, rank, &axis, NULL) || axis == 0;
   if (clinfer_pass_is_op (node, "MeanVarianceNormalization")) {
     const int64_t *axes = NULL;
     gsize n = 0;
     if (!clinfer_node_attr_ints (node, "axes", &axes, &n, NULL) || axes == NULL)
       return TRUE;           /* default axes 0, 2, 3 */
     for (gsize i = 0; i < n; i++)
-      if (axes[i] == 0 || axes[i] + rank == 0)
+      if (is_batch_axis (node, axes[i], rank))
         return TRUE;
     return FALSE;
   }
   if (clinfer_pass_is_op (node, "CumSum")) {
     ClinferPortDesc *a = clinfer_node_input_desc (node, 1);
-    const int64_t *v;
     if (a == NULL || a->value == NULL || a->type != CLINFER_TYPE_I64
         || clinfer_tensor_get_n_elements (a->value) < 1)
       return TRUE;
-    v = clinfer_tensor_get_const_data (a->value);
-    return v[0] == 0 || v[0] + rank == 0;
+    return is_batch_axis (node,
+        ((const int64_t *) clinfer_tensor_get_const_data (a->value))[0], rank);
   }
   return FALSE;
 }
