@@ -10,10 +10,14 @@
  * time after each path, minus that one, is what the frame lines pulled
  * through the caches cost the inference. Without a model a buffer larger
  * than L2 is written between frames (untimed) instead. Fails when the two
- * paths' outputs differ.
+ * paths' outputs differ. --nchw pre-processes into NCHW f32 [1, 3, 128,
+ * 128] (the general rows' planar stores; no packed rows) instead.
+ * --lines adds the memory floor: only the reads of the cache lines the
+ * taps read, with the rows' prefetches and no arithmetic (with --ring,
+ * what reading the rows from memory costs whatever the code does).
  *
  *   preprocess-bench [--frames N] [--rounds R] [--model M] [--evict-kb K]
- *       [--width W] [--height H]
+ *       [--width W] [--height H] [--ring K] [--nchw] [--lines]
  *
  * Registered as a meson benchmark: meson test -C build --benchmark
  * --suite preprocess. */
@@ -43,15 +47,50 @@ typedef struct
   guint next_frame;
   guint8 *evict;
   gsize evict_size;
+  guint64 lines_sum;            /* keeps the lines path's reads */
 } Bench;
 
 /* Paths timed: inference alone (with a model), the general rows, the
  * packed NHWC rows. */
 enum
-{ PATH_NONE, PATH_GENERAL, PATH_PACKED, N_PATHS };
+{ PATH_NONE, PATH_GENERAL, PATH_PACKED, PATH_LINES, N_PATHS };
 static const gchar *path_names[N_PATHS] = {
-  "no pre-processing", "general rows", "packed rows"
+  "no pre-processing", "general rows", "packed rows", "lines only"
 };
+
+/* The memory floor of the rows (--lines): one 8-byte read from every
+ * cache line of the frame rows the bilinear taps read (the two rows of
+ * each model row, from the first column's tap to the last's), the next
+ * model row's lines asked for into L2 a row ahead as the rows do, and no
+ * arithmetic. */
+static guint64
+touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame)
+{
+  const gint w = pp->config.width, h = pp->config.height;
+  const gsize first = (gsize) MAX (pp->xtaps[0].i0, 0) * 4;
+  const gsize last = (gsize) MAX (pp->xtaps[w - 1].i1, 0) * 4 + 8;
+  guint64 sum = 0, x;
+  gint v, k;
+  gsize off;
+
+  for (v = 0; v < h; v++) {
+    for (k = 0; k < 2; k++) {
+      const ClinferPreprocessTap *t = &pp->ytaps[v];
+      const guint8 *row = frame->data[0]
+          + (gsize) MAX (k ? t->i1 : t->i0, 0) * frame->stride[0];
+      const guint8 *next = v + 1 < h ? frame->data[0]
+          + (gsize) MAX (k ? pp->ytaps[v + 1].i1 : pp->ytaps[v + 1].i0, 0)
+          * frame->stride[0] : row;
+
+      for (off = first & ~(gsize) 63; off < last; off += 64) {
+        __builtin_prefetch (next + off, 0, 2);
+        memcpy (&x, row + off, sizeof (x));
+        sum += x;
+      }
+    }
+  }
+  return sum;
+}
 
 /* @n_frames frames through @path; CPU microseconds per frame of the
  * pre-processing in @pre and of the inference in @infer. */
@@ -64,6 +103,7 @@ time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
 
   *pre = *infer = 0;
   b->pp->packed_nhwc = path == PATH_PACKED;
+  b->lines_sum = 0;
   for (i = 0; i < n_frames; i++) {
     gdouble t0, t1;
 
@@ -71,7 +111,9 @@ time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
       memset (b->evict, i, b->evict_size);
     b->frame.data[0] = b->ring[(b->next_frame++) % b->n_ring];
     t0 = thread_cpu_us ();
-    if (path != PATH_NONE)
+    if (path == PATH_LINES)
+      b->lines_sum += touch_lines (b->pp, &b->frame);
+    else if (path != PATH_NONE)
       clinfer_preprocess_host_run (b->pp, &b->frame,
           clinfer_tensor_get_data (b->input));
     t1 = thread_cpu_us ();
@@ -120,6 +162,7 @@ main (int argc, char **argv)
 {
   gint n_frames = 200, n_rounds = 25, evict_kb = -1, n_ring = 1, r, path;
   gint width = 1280, height = 720;
+  gboolean nchw = FALSE, lines = FALSE;
   g_autofree gchar *model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "frames per round", "N"},
@@ -133,6 +176,11 @@ main (int argc, char **argv)
     {"ring", 0, 0, G_OPTION_ARG_INT, &n_ring,
         "frames taken in turn (default 1; 64 at 1280x720 is 236 MB: each "
         "frame read from memory, as a capture driver's DMA leaves it)", "K"},
+    {"nchw", 0, 0, G_OPTION_ARG_NONE, &nchw,
+        "NCHW f32 [1, 3, 128, 128] (planes) instead of NHWC", NULL},
+    {"lines", 0, 0, G_OPTION_ARG_NONE, &lines,
+        "also time the memory floor: only the reads of the cache lines the "
+        "taps read, no arithmetic", NULL},
     {"evict-kb", 'e', 0, G_OPTION_ARG_INT, &evict_kb,
         "KiB written between frames (default: 4096 without a model, else 0)",
         "K"},
@@ -149,7 +197,7 @@ main (int argc, char **argv)
   g_autofree guint8 *frame_data = NULL;
   Bench b = { 0 };
   gsize size, i;
-  gint first = PATH_GENERAL, last = PATH_GENERAL;
+  gboolean want[N_PATHS] = { FALSE, TRUE, FALSE, FALSE };
   gdouble pre[N_PATHS], infer[N_PATHS];
   g_autofree guint8 *general_out = NULL;
 
@@ -166,6 +214,10 @@ main (int argc, char **argv)
     return 2;
   }
 
+  if (nchw) {
+    cfg.layout = CLINFER_LAYOUT_NCHW;
+    shape = (ClinferShape) { 4, {1, 3, 128, 128} };
+  }
   info.width = width;
   info.height = height;
   size = (gsize) width * height * 4;
@@ -191,10 +243,10 @@ main (int argc, char **argv)
     b.request = make_request (model, b.input, &error);
     if (b.request == NULL)
       goto failed;
-    first = PATH_NONE;
+    want[PATH_NONE] = TRUE;
   }
-  if (b.pp->packed_nhwc)
-    last = PATH_PACKED;
+  want[PATH_PACKED] = b.pp->packed_nhwc;
+  want[PATH_LINES] = lines;
   if (evict_kb < 0)
     evict_kb = model != NULL ? 0 : 4096;
   b.evict_size = (gsize) evict_kb * 1024;
@@ -204,9 +256,11 @@ main (int argc, char **argv)
   for (path = 0; path < N_PATHS; path++)
     pre[path] = infer[path] = G_MAXDOUBLE;
   for (r = 0; r < n_rounds; r++) {
-    for (path = first; path <= last; path++) {
+    for (path = 0; path < N_PATHS; path++) {
       gdouble p, t;
 
+      if (!want[path])
+        continue;
       time_frames (&b, path, n_frames, &p, &t);
       pre[path] = MIN (pre[path], p);
       infer[path] = MIN (infer[path], t);
@@ -220,11 +274,14 @@ main (int argc, char **argv)
     }
   }
 
-  printf ("%dx%d BGRx -> NHWC f32 128x128, %d frames x %d rounds, %s, "
+  printf ("%dx%d BGRx -> %s f32 128x128, %d frames x %d rounds, %s, "
       "%d KiB evicted between frames, %d frame(s) in turn; thread CPU us "
-      "per frame, min over rounds\n", width, height, n_frames, n_rounds,
+      "per frame, min over rounds\n", width, height, nchw ? "NCHW" : "NHWC",
+      n_frames, n_rounds,
       model != NULL ? model : "no model", evict_kb, n_ring);
-  for (path = first; path <= last; path++) {
+  for (path = 0; path < N_PATHS; path++) {
+    if (!want[path])
+      continue;
     printf ("%-18s pre-processing %6.2f", path_names[path],
         path == PATH_NONE ? 0.0 : pre[path]);
     if (model != NULL)
@@ -233,7 +290,7 @@ main (int argc, char **argv)
           - infer[PATH_NONE]);
     printf ("\n");
   }
-  if (last != PATH_PACKED)
+  if (!want[PATH_PACKED])
     printf ("packed rows: not available (no AVX2 + FMA, or "
         "CLINFER_CPU_ISA=generic)\n");
 
