@@ -325,9 +325,9 @@ gst_clinfer_class_init (GstClinferClass * klass)
   properties[PROP_NIREQ] = g_param_spec_uint ("nireq", "Requests in flight",
       "Frames inferred at once by this element: above 1 the element "
       "pre-processes the next frame while earlier ones infer (on the "
-      "compiled model's streams) and pushes frames in their order, adding "
-      "nireq - 1 frames of latency; 1 infers each frame before pushing it; "
-      "applied like model", 1, MAX_NIREQ, DEFAULT_PROP_NIREQ,
+      "compiled model's streams; one request more is kept for it) and "
+      "pushes frames in their order, adding nireq - 1 frames of latency; "
+      "1 infers each frame before pushing it; applied like model", 1, MAX_NIREQ, DEFAULT_PROP_NIREQ,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_BATCH_SIZE] = g_param_spec_uint ("batch-size",
       "Batch size",
@@ -1000,6 +1000,9 @@ gst_clinfer_load (GstClinfer * self)
             "this element reads and compiles its own copy", instance_id),
         (NULL));
   }
+  self->max_in_flight = n_slots;
+  if (n_slots > 1 && settings.batch_size == 1)
+    n_slots++;
   self->slots = g_new0 (GstClinferSlot, n_slots);
   self->n_slots = n_slots;
   if (settings.batch_size > 1 && (instance_id == NULL || conflict)
@@ -1030,8 +1033,8 @@ gst_clinfer_load (GstClinfer * self)
       settings.model_path,
       clinfer_compiled_get_device_name (self->shared->compiled),
       clinfer_compiled_get_streams (self->shared->compiled),
-      clinfer_compiled_get_threads (self->shared->compiled), n_slots,
-      settings.batch_size);
+      clinfer_compiled_get_threads (self->shared->compiled),
+      self->max_in_flight, settings.batch_size);
   gst_clinfer_model_settings_clear (&settings);
   return TRUE;
 
@@ -1652,14 +1655,14 @@ gst_clinfer_query (GstBaseTransform * trans, GstPadDirection direction,
       && self->have_caps
       && GST_VIDEO_INFO_FPS_N (&self->vinfo) > 0) {
     gst_query_parse_latency (query, &live, &min, &max);
-    extra = gst_util_uint64_scale_int ((self->n_slots - 1) * GST_SECOND,
+    extra = gst_util_uint64_scale_int ((self->max_in_flight - 1) * GST_SECOND,
         GST_VIDEO_INFO_FPS_D (&self->vinfo), GST_VIDEO_INFO_FPS_N
         (&self->vinfo));
     /* A frame may wait batch-timeout for the rest of its batch. */
     if (self->active_batch_size > 1)
       extra += self->active_batch_timeout * GST_USECOND;
     GST_DEBUG_OBJECT (self, "%u requests in flight, batches of %u add %"
-        GST_TIME_FORMAT, self->n_slots, self->active_batch_size,
+        GST_TIME_FORMAT, self->max_in_flight, self->active_batch_size,
         GST_TIME_ARGS (extra));
     gst_query_set_latency (query, live, min + extra,
         GST_CLOCK_TIME_IS_VALID (max) ? max + extra : max);
@@ -1772,6 +1775,17 @@ gst_clinfer_propose_allocation (GstBaseTransform * trans,
 /* The results of @slot's finished inference (@ok, or @err, which is
  * consumed) onto @buf: the frame lets go, then the tensor meta, the
  * decoder's regions and last-message. Posts an error on failure. */
+/* The inference (or its absence) waited for the pre-processing too: the
+ * frame it read may go (and with it the mapping's reference to its
+ * buffer), and the slot is free. */
+static void
+slot_release (GstClinferSlot * slot)
+{
+  clinfer_preprocess_done (slot->preprocess);
+  gst_clinfer_frame_unmap (&slot->frame);
+  slot->busy = FALSE;
+}
+
 static GstFlowReturn
 finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
     guint64 frame_number, gboolean ok, GError * err)
@@ -1784,11 +1798,7 @@ finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
   gfloat threshold, iou_threshold;
   gchar *message;
 
-  /* The inference waited for the pre-processing too: the frame it read
-   * may go (and with it the mapping's reference to @buf). */
-  clinfer_preprocess_done (slot->preprocess);
-  gst_clinfer_frame_unmap (&slot->frame);
-  slot->busy = FALSE;
+  slot_release (slot);
   if (!ok) {
     if (self->batcher != NULL)
       gst_clinfer_batcher_release (self->batcher, &slot->item);
@@ -1988,10 +1998,26 @@ free_slot (GstClinfer * self)
   return NULL;
 }
 
-/* nireq > 1: @buf's inference is started on a free slot (waiting for the
- * oldest frame when none is) and @buf waits in line; whatever has ended
- * at the head of the line is pushed. With batches the frame waits in its
- * batch. */
+static guint
+n_busy (GstClinfer * self)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < self->n_slots; i++)
+    n += self->slots[i].busy;
+  return n;
+}
+
+/* nireq > 1: @buf is pre-processed into a free slot, its inference started
+ * once fewer than nireq are running (waiting for the oldest frame until
+ * then) and @buf waits in line; whatever has ended at the head of the
+ * line is pushed. Without batches there is one slot more than nireq, so
+ * the pre-processing reads the frame as soon as upstream hands it over,
+ * while it is still in the caches, and the wait comes after: with the
+ * wait first, the streaming thread slept while other threads evicted the
+ * frame it had just been given, and the rows read it from memory (79
+ * against 38 us a frame, 4 cameras on 2 cores; docs/performance.md). With
+ * batches the frame waits in its batch. */
 static GstFlowReturn
 infer_async (GstClinfer * self, GstBuffer * buf, guint64 frame_number)
 {
@@ -2007,6 +2033,13 @@ infer_async (GstClinfer * self, GstBuffer * buf, guint64 frame_number)
   }
   if (!prepare_frame (self, slot, buf))
     return GST_FLOW_ERROR;
+  while (n_busy (self) > self->max_in_flight) {
+    ret = push_head (self, TRUE);
+    if (ret != GST_FLOW_OK) {
+      slot_release (slot);
+      return ret;
+    }
+  }
   if (!slot_start (self, slot, &err))
     return finish_frame (self, slot, buf, frame_number, FALSE, err);
   p = g_new0 (GstClinferPending, 1);

@@ -107,10 +107,14 @@ struct _GstClinfer
   /* The loaded model's batch-size and batch-timeout (for LATENCY). */
   guint active_batch_size;
   guint64 active_batch_timeout;
-  /* nireq slots; with more than one, frames wait in @pending (their
-   * inference in flight, or behind one) and are pushed in order. */
+  /* nireq slots, one more with nireq above 1 and no batches (a frame is
+   * pre-processed into it as it arrives, then started once fewer than
+   * @max_in_flight are running); with more than one, frames wait in
+   * @pending (their inference in flight, or behind one) and are pushed in
+   * order. */
   GstClinferSlot *slots;
   guint n_slots;
+  guint max_in_flight;          /* nireq */
   GQueue pending;               /* GstClinferPending* */
   gchar *model_name;
   GstVideoInfo vinfo;

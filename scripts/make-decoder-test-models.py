@@ -190,14 +190,18 @@ def main():
 
     # The custom op of tests/gst/fail-ops.c: fails the inference of frames
     # whose first value is above 0.5 (clinfer-async's in-flight error).
-    m = helper.make_model(helper.make_graph(
-        [helper.make_node('FailIfBright', ['image'], ['out'], domain='com.clinfer.test')],
-        'fail_if_bright', [vi('image', [1, 3, 8, 8])], [vi('out', [1, 3, 8, 8])]),
-        opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('com.clinfer.test', 1)])
-    m.ir_version = 7
-    m.producer_name = 'clinfer-tests'
-    with open(os.path.join(OUT, 'fail-if-bright.onnx'), 'wb') as f:
-        f.write(m.SerializeToString())
+    # Gate, of the same library, holds inferences until the test opens it
+    # (clinfer-async's in-flight limit).
+    for op, name in (('FailIfBright', 'fail-if-bright.onnx'), ('Gate', 'gate.onnx')):
+        m = helper.make_model(helper.make_graph(
+            [helper.make_node(op, ['image'], ['out'], domain='com.clinfer.test')],
+            name.replace('.onnx', '').replace('-', '_'), [vi('image', [1, 3, 8, 8])],
+            [vi('out', [1, 3, 8, 8])]),
+            opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('com.clinfer.test', 1)])
+        m.ir_version = 7
+        m.producer_name = 'clinfer-tests'
+        with open(os.path.join(OUT, name), 'wb') as f:
+            f.write(m.SerializeToString())
 
     save(helper.make_graph(
         [helper.make_node('Identity', ['image'], ['image_out']),

@@ -4,11 +4,12 @@
  * flight; a flush and a state change to NULL drop them (the leaks tracer
  * and ASan check nothing is left); the LATENCY query adds the frames held;
  * an inference failing in flight posts that element's error and leaves
- * another element on the same model running; on the GPU device too when
- * there is one. */
+ * another element on the same model running; no more than nireq
+ * inferences run; on the GPU device too when there is one. */
 #include "test-util.h"
 
 #include <clinfer/clinfer.h>
+#include <gmodule.h>
 #include <string.h>
 
 #define N_FRAMES 12
@@ -320,6 +321,154 @@ GST_START_TEST (test_error_in_flight)
 
 GST_END_TEST;
 
+static void
+buffer_freed (gpointer data, GstMiniObject * obj)
+{
+  g_atomic_int_set ((gint *) data, 1);
+}
+
+typedef struct
+{
+  GstHarness *h;
+  GstBuffer *buf;
+  GstFlowReturn ret;
+  gint returned;                /* atomic */
+} PushJob;
+
+static gpointer
+push_job (gpointer data)
+{
+  PushJob *job = data;
+
+  job->ret = gst_harness_push (job->h, job->buf);
+  g_atomic_int_set (&job->returned, 1);
+  return NULL;
+}
+
+/* clinfer at nireq=2 on gate.onnx, its first two frames held in the
+ * closed Gate op, a third pushed by a thread of its own. */
+typedef struct
+{
+  GModule *module;
+  void (*set_closed) (int);
+  GstHarness *h;
+  GstVideoInfo info;
+  PushJob job;
+  GThread *thread;
+} GateRun;
+
+static void
+gate_run_start (GateRun * g, gint * freed)
+{
+  const gchar *lib = g_getenv ("CLINFER_FAIL_OPS");
+  g_autofree gchar *args = NULL;
+  guint i;
+
+  fail_unless (lib != NULL);
+  g->module = g_module_open (lib, G_MODULE_BIND_LOCAL);
+  fail_unless (g->module != NULL, "%s", g_module_error ());
+  fail_unless (g_module_symbol (g->module, "clinfer_test_gate_set_closed",
+          (gpointer *) & g->set_closed));
+  args = g_strdup_printf ("device=CPU nireq=2 scale-values=255 "
+      "custom-lib=%s", lib);
+  g->h = test_harness_for (test_make_clinfer ("gate.onnx", args));
+  gst_video_info_set_format (&g->info, GST_VIDEO_FORMAT_BGRx, 8, 8);
+  test_set_video_caps (g->h, &g->info);
+
+  g->set_closed (1);
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (g->h, make_timed_frame
+            (&g->info, i)), GST_FLOW_OK);
+  g->job.h = g->h;
+  g->job.buf = make_timed_frame (&g->info, 2);
+  if (freed != NULL)
+    gst_mini_object_weak_ref (GST_MINI_OBJECT (g->job.buf), buffer_freed,
+        freed);
+  g->thread = g_thread_new ("push", push_job, &g->job);
+}
+
+/* Opens the gate and waits for the third push; then EOS: the frames that
+ * leave have the timestamps of frames @from, @from + 1, ... (@n of
+ * them) and meta. */
+static void
+gate_run_finish (GateRun * g, GstFlowReturn want, guint from, guint n)
+{
+  GstBuffer *buf;
+  guint k = 0;
+
+  g->set_closed (0);
+  g_thread_join (g->thread);
+  fail_unless_equals_int (g->job.ret, want);
+  fail_unless (gst_harness_push_event (g->h, gst_event_new_eos ()));
+  while ((buf = gst_harness_try_pull (g->h)) != NULL) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (buf),
+        (from + k) * GST_SECOND / 30);
+    fail_unless (gst_buffer_get_clinfer_tensor_meta (buf) != NULL);
+    k++;
+    gst_buffer_unref (buf);
+  }
+  fail_unless_equals_int (k, n);
+  gst_harness_teardown (g->h);
+  g_module_close (g->module);
+}
+
+/* nireq=2 runs at most two inferences: with two held in the Gate op, a
+ * third frame stays in the element's chain function (pre-processed into
+ * the element's spare slot) until the oldest ends, then all three leave in
+ * order with their meta. */
+GST_START_TEST (test_in_flight_limit)
+{
+  GateRun g = { 0 };
+
+  gate_run_start (&g, NULL);
+  /* Not a timing threshold: with the gate closed the push cannot return,
+   * however long the wait; 200 ms gives a wrong element time to. */
+  g_usleep (200 * 1000);
+  fail_if (g_atomic_int_get (&g.job.returned), "a third frame was taken "
+      "with two inferences in flight and nireq=2");
+  gate_run_finish (&g, GST_FLOW_OK, 0, 3);
+}
+
+GST_END_TEST;
+
+/* A flush while a frame waits in the chain function for a free inference:
+ * the frame is given up (FLUSHING) and let go at once, not held by the
+ * slot it was pre-processed into; after the flush the element runs nireq
+ * inferences again. */
+GST_START_TEST (test_flush_while_waiting)
+{
+  GateRun g = { 0 };
+  GstSegment segment;
+  GstBuffer *buf;
+  gint freed = 0;
+  guint i;
+
+  gate_run_start (&g, &freed);
+  g_usleep (100 * 1000);
+  fail_unless (gst_harness_push_event (g.h, gst_event_new_flush_start ()));
+  g.set_closed (0);
+  g_thread_join (g.thread);
+  g.thread = NULL;
+  fail_unless_equals_int (g.job.ret, GST_FLOW_FLUSHING);
+  fail_unless (g_atomic_int_get (&freed), "the element still holds the "
+      "frame it gave up");
+  fail_unless (gst_harness_push_event (g.h, gst_event_new_flush_stop (TRUE)));
+  while ((buf = gst_harness_try_pull (g.h)) != NULL)
+    gst_buffer_unref (buf);
+
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (g.h, gst_event_new_segment (&segment)));
+  g.set_closed (1);
+  for (i = 10; i < 12; i++)
+    fail_unless_equals_int (gst_harness_push (g.h, make_timed_frame (&g.info,
+                i)), GST_FLOW_OK);
+  g.job = (PushJob) { g.h, make_timed_frame (&g.info, 12), GST_FLOW_OK, 0 };
+  g.thread = g_thread_new ("push", push_job, &g.job);
+  gate_run_finish (&g, GST_FLOW_OK, 10, 3);
+}
+
+GST_END_TEST;
+
 static Suite *
 clinfer_async_suite (void)
 {
@@ -334,6 +483,8 @@ clinfer_async_suite (void)
   tcase_add_test (tc, test_stop_with_frames_in_flight);
   tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_error_in_flight);
+  tcase_add_test (tc, test_in_flight_limit);
+  tcase_add_test (tc, test_flush_while_waiting);
   return s;
 }
 
