@@ -327,7 +327,8 @@ gst_clinfer_class_init (GstClinferClass * klass)
       "pre-processes the next frame while earlier ones infer (on the "
       "compiled model's streams; one request more is kept for it) and "
       "pushes frames in their order, adding nireq - 1 frames of latency; "
-      "1 infers each frame before pushing it; applied like model", 1, MAX_NIREQ, DEFAULT_PROP_NIREQ,
+      "1 infers each frame before pushing it; applied like model", 1,
+      MAX_NIREQ, DEFAULT_PROP_NIREQ,
       G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
   properties[PROP_BATCH_SIZE] = g_param_spec_uint ("batch-size",
       "Batch size",
@@ -839,6 +840,17 @@ typedef struct
   guint64 frame_number;
 } GstClinferPending;
 
+/* The inference (or its absence) waited for the pre-processing too: the
+ * frame it read may go (and with it the mapping's reference to its
+ * buffer), and the slot is free. */
+static void
+slot_release (GstClinferSlot * slot)
+{
+  clinfer_preprocess_done (slot->preprocess);
+  gst_clinfer_frame_unmap (&slot->frame);
+  slot->busy = FALSE;
+}
+
 /* Ends @slot's inference in flight, if any, and lets go of its frame. */
 static void
 slot_settle (GstClinfer * self, GstClinferSlot * slot)
@@ -849,9 +861,7 @@ slot_settle (GstClinfer * self, GstClinferSlot * slot)
     gst_clinfer_batcher_release (self->batcher, &slot->item);
   else
     clinfer_request_wait (slot->request, NULL);
-  clinfer_preprocess_done (slot->preprocess);
-  gst_clinfer_frame_unmap (&slot->frame);
-  slot->busy = FALSE;
+  slot_release (slot);
 }
 
 /* Drops the frames waiting to be pushed (flush, stop): their inferences
@@ -1775,17 +1785,6 @@ gst_clinfer_propose_allocation (GstBaseTransform * trans,
 /* The results of @slot's finished inference (@ok, or @err, which is
  * consumed) onto @buf: the frame lets go, then the tensor meta, the
  * decoder's regions and last-message. Posts an error on failure. */
-/* The inference (or its absence) waited for the pre-processing too: the
- * frame it read may go (and with it the mapping's reference to its
- * buffer), and the slot is free. */
-static void
-slot_release (GstClinferSlot * slot)
-{
-  clinfer_preprocess_done (slot->preprocess);
-  gst_clinfer_frame_unmap (&slot->frame);
-  slot->busy = FALSE;
-}
-
 static GstFlowReturn
 finish_frame (GstClinfer * self, GstClinferSlot * slot, GstBuffer * buf,
     guint64 frame_number, gboolean ok, GError * err)
