@@ -356,6 +356,8 @@ def throughput_table(args, binary, model_specs, tmp_inputs):
         rounds = {r.name: [] for r in runners}
         for k in range(args.rounds):
             for runner in (runners if k % 2 == 0 else runners[::-1]):
+                if rounds[runner.name] is None:   # failed in an earlier round
+                    continue
                 try:
                     rounds[runner.name].append(runner.round(args.tput_iterations, args.warmup))
                 except RuntimeError as exc:
