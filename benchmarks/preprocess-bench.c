@@ -63,6 +63,17 @@ static const gchar *path_names[N_PATHS] = {
  * each model row, from the first column's tap to the last's), the next
  * model row's lines asked for into L2 a row ahead as the rows do, and no
  * arithmetic. */
+/* Frame row @k (0: the top tap, 1: the bottom one) of model row @v. */
+static const guint8 *
+tap_row (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
+    gint v, gint k)
+{
+  const ClinferPreprocessTap *t = &pp->ytaps[v];
+
+  return frame->data[0] + (gsize) MAX (k ? t->i1 : t->i0, 0)
+      * frame->stride[0];
+}
+
 static guint64
 touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame)
 {
@@ -75,12 +86,8 @@ touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame)
 
   for (v = 0; v < h; v++) {
     for (k = 0; k < 2; k++) {
-      const ClinferPreprocessTap *t = &pp->ytaps[v];
-      const guint8 *row = frame->data[0]
-          + (gsize) MAX (k ? t->i1 : t->i0, 0) * frame->stride[0];
-      const guint8 *next = v + 1 < h ? frame->data[0]
-          + (gsize) MAX (k ? pp->ytaps[v + 1].i1 : pp->ytaps[v + 1].i0, 0)
-          * frame->stride[0] : row;
+      const guint8 *row = tap_row (pp, frame, v, k);
+      const guint8 *next = v + 1 < h ? tap_row (pp, frame, v + 1, k) : row;
 
       for (off = first & ~(gsize) 63; off < last; off += 64) {
         __builtin_prefetch (next + off, 0, 2);

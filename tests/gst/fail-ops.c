@@ -18,7 +18,6 @@ clinfer_test_gate_set_closed (int closed)
   atomic_store (&gate_closed, closed);
 }
 
-/* Both ops keep no state. */
 static int
 no_state_create (const ClinferCustomOp *op, ClinferKernelInfo *info,
     void **kernel)
@@ -73,35 +72,33 @@ static const ClinferCustomPort f32_port[] = {
   { CLINFER_TYPE_F32, CLINFER_PORT_REQUIRED },
 };
 
-static const ClinferCustomOp fail_if_bright_op = {
-  .abi_version = CLINFER_CUSTOM_OP_ABI_VERSION,
-  .name = "FailIfBright",
-  .domain = "com.clinfer.test",
-  .n_inputs = 1,
-  .inputs = f32_port,
-  .n_outputs = 1,
-  .outputs = f32_port,
-  .create_kernel = no_state_create,
-  .compute = fail_if_bright_compute,
-};
+/* Both ops: one f32 input passed through to one output, no state. */
+#define PASS_THROUGH_OP(op_name, compute_fn) { \
+  .abi_version = CLINFER_CUSTOM_OP_ABI_VERSION, \
+  .name = op_name, \
+  .domain = "com.clinfer.test", \
+  .n_inputs = 1, \
+  .inputs = f32_port, \
+  .n_outputs = 1, \
+  .outputs = f32_port, \
+  .create_kernel = no_state_create, \
+  .compute = compute_fn, \
+}
 
-static const ClinferCustomOp gate_op = {
-  .abi_version = CLINFER_CUSTOM_OP_ABI_VERSION,
-  .name = "Gate",
-  .domain = "com.clinfer.test",
-  .n_inputs = 1,
-  .inputs = f32_port,
-  .n_outputs = 1,
-  .outputs = f32_port,
-  .create_kernel = no_state_create,
-  .compute = gate_compute,
+static const ClinferCustomOp test_ops[] = {
+  PASS_THROUGH_OP ("FailIfBright", fail_if_bright_compute),
+  PASS_THROUGH_OP ("Gate", gate_compute),
 };
 
 int
 clinfer_register_custom_ops (ClinferCustomOpRegistry *registry,
     uint32_t abi_version)
 {
-  int ret = clinfer_custom_op_registry_add (registry, &fail_if_bright_op);
+  for (size_t i = 0; i < sizeof (test_ops) / sizeof (test_ops[0]); i++) {
+    int ret = clinfer_custom_op_registry_add (registry, &test_ops[i]);
 
-  return ret != 0 ? ret : clinfer_custom_op_registry_add (registry, &gate_op);
+    if (ret != 0)
+      return ret;
+  }
+  return 0;
 }
