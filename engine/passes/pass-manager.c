@@ -21,6 +21,11 @@ static const ClinferPass passes[] = {
   { "fuse-conv-scale", "fold a Mul/Add/Sub/Div by a constant (one value or "
     "one per output channel) into the weights and bias of the Conv before "
     "it (when the Conv feeds only it)", FALSE, clinfer_pass_fuse_conv_scale },
+  { "fold-space-to-depth", "fold Slices that take every s-th row and "
+    "column at each of the s * s offsets, concatenated on the channels "
+    "before a stride-1 Conv (YOLOv5's Focus), into that Conv: an s-times "
+    "larger kernel at stride s on the sliced tensor (compile only)", FALSE,
+    clinfer_pass_fold_space_to_depth, TRUE },
   { "hoist-strides", "when only 1x1 Convs with the same strides read a "
     "tensor, compute just the pixels they read: the stride moves up through "
     "element-wise nodes into the Conv that computes it (compile only)",

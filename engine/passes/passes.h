@@ -68,6 +68,8 @@ gboolean clinfer_pass_fold_constants (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_fold_pad (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
+gboolean clinfer_pass_fold_space_to_depth (ClinferGraph *graph,
+    const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_hoist_strides (ClinferGraph *graph,
     const ClinferPassContext *ctx, gboolean *changed, GError **error);
 gboolean clinfer_pass_remove_dead_nodes (ClinferGraph *graph,

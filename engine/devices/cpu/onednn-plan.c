@@ -1107,6 +1107,8 @@ choose_block (ClinferCpuIsa isa, const ClinferPlan *plan,
   w8 = padded_conv_work (plan, claimed, kinds, 8, TRUE);
   w16 = padded_conv_work (plan, claimed, kinds, 16, TRUE);
   s8 = padded_conv_work (plan, claimed, kinds, 8, FALSE);
+  g_debug ("channel block: large convs %.4g (by 8) %.4g (by 16) multiply-adds, "
+      "small convs %.4g (by 8)", w8, w16, s8);
   return w8 > 0 && w16 > CLINFER_BLOCK8_GAIN * w8
       && w16 - w8 > CLINFER_BLOCK8_SMALL_SHARE * s8
       ? dnnl_nChw8c : dnnl_nChw16c;
