@@ -16,7 +16,8 @@
  *     pieces at distinct offsets (dy, dx) of one tensor x [N, C, H, W]
  *     with H and W multiples of s (s >= 2, H / s and W / s >= 2);
  *   - each piece is a chain of one or more Slices with constant
- *     parameters, each read only by the next, that together keep every
+ *     parameters, each read only by the next (a Slice read by several
+ *     pieces, or by other nodes, is the sliced tensor), that together keep every
  *     batch and channel and take rows dy, dy + s, ... and columns dx,
  *     dx + s, ... to the end.
  * Compile only: the new Conv computes the same sums in another order. */
@@ -34,7 +35,8 @@ typedef struct {
 } Piece;
 
 /* The composed slice of the chain of Slices ending at @ref over its root
- * tensor (*@root), each Slice read only by the next (or the Concat). */
+ * tensor (*@root), each Slice read only by the next (or the Concat); the
+ * walk stops below a Slice that other nodes read too. */
 static gboolean
 trace_piece (const ClinferGraph *graph, ClinferPortRef ref, Piece *p,
     ClinferPortRef *root, GPtrArray *chain)
@@ -55,6 +57,9 @@ trace_piece (const ClinferGraph *graph, ClinferPortRef ref, Piece *p,
     ClinferSliceParams sp;
     gboolean known = FALSE;
 
+    /* A Slice that other nodes read too is the tensor sliced. */
+    if (any && clinfer_graph_count_uses (graph, ref) != 1)
+      break;
     if (x == NULL || x->shape.rank != 4 || !clinfer_shape_is_static (&x->shape)
         || clinfer_graph_count_uses (graph, ref) != 1)
       return FALSE;

@@ -6,7 +6,8 @@
  * then a column Slice per piece, bias, pads 1, batch 2), one two-axis
  * Slice per piece at s = 3 in a shuffled order with a 2x3 kernel and
  * uneven pads, chains of three Slices (one keeping every channel), and
- * s = 4 as two step-2 Slices per axis (the offsets compose).
+ * s = 4 as two step-2 Slices per axis (the offsets compose), and pieces
+ * of a Slice that all four read (it stays, the new Conv reads it).
  * Each gives the same result on the reference evals and, compiled, on the
  * CPU device and the GPU device when one opens. Left alone: eight of
  * the nine offsets at s = 3, a strided Conv, a piece read elsewhere, rows that stop
@@ -20,6 +21,7 @@ typedef enum {
   FOLD_TWO_AXIS_S3,          /* one Slice on axes 2 and 3, s = 3 */
   FOLD_THREE_CHAIN,          /* channels kept, rows, columns */
   FOLD_NESTED_S4,            /* rows by 2 twice, columns by 2 twice */
+  FOLD_SHARED_ROOT,          /* the pieces slice one Slice of x */
   KEEP_MISSING_OFFSET,       /* s = 3, (1, 1) missing */
   KEEP_STRIDED_CONV,         /* Conv strides 2 */
   KEEP_SHARED_PIECE,         /* a piece is also a graph output */
@@ -28,8 +30,9 @@ typedef enum {
 } Form;
 
 static const char *const form_names[] = { "focus", "two-axis-s3",
-  "three-slice-chain", "nested-s4", "missing-offset-kept", "strided-conv-kept",
-  "shared-piece-kept", "short-rows-kept", "repeated-offset-kept" };
+  "three-slice-chain", "nested-s4", "shared-root", "missing-offset-kept",
+  "strided-conv-kept", "shared-piece-kept", "short-rows-kept",
+  "repeated-offset-kept" };
 
 #define BIG G_MAXINT64
 
@@ -123,6 +126,10 @@ build (Form form, GRand *rand)
   geometry (form, &geo);
   xs = clinfer_shape_make (4, geo.x);
   x = clinfer_graph_add_input (g, "x", CLINFER_TYPE_F32, &xs);
+  if (form == FOLD_SHARED_ROOT) {
+    int64_t ch = 1, zero = 0, big = BIG, one = 1;
+    x = slice (g, "root", x, 1, &ch, &zero, &big, &one);
+  }
   n = form == FOLD_TWO_AXIS_S3 ? 9 : form == KEEP_MISSING_OFFSET ? 8
       : form == FOLD_NESTED_S4 ? 16 : 4;
   for (int i = 0; i < n; i++) {
@@ -159,7 +166,8 @@ static void
 test_fold (gconstpointer data)
 {
   Form form = GPOINTER_TO_INT (data);
-  gboolean folds = form <= FOLD_NESTED_S4;
+  gboolean folds = form <= FOLD_SHARED_ROOT;
+  guint kept = form == FOLD_SHARED_ROOT ? 1 : 0;
   g_autoptr (GRand) rand = g_rand_new_with_seed (5);
   g_autoptr (ClinferGraph) g = build (form, rand);
   ClinferPassContext ctx = { NULL, 13 };
@@ -184,7 +192,8 @@ test_fold (gconstpointer data)
   g_assert_cmpint (changed, ==, folds);
   g_assert_true (op_test_prepare (g, &err));
   g_assert_no_error (err);
-  g_assert_cmpuint (op_test_count_ops (g, "Slice"), ==, folds ? 0 : n_slices);
+  g_assert_cmpuint (op_test_count_ops (g, "Slice"), ==, folds ? kept
+      : n_slices);
   g_assert_cmpuint (op_test_count_ops (g, "Concat"), ==, folds ? 0 : 1);
   g_assert_cmpuint (op_test_count_ops (g, "Conv"), ==, 1);
   if (folds) {
@@ -195,7 +204,7 @@ test_fold (gconstpointer data)
     gsize nv;
 
     g_assert_true (clinfer_pass_is_op (conv, "Conv"));
-    g_assert_cmpstr (conv->inputs[0].node->name, ==, "x");
+    g_assert_cmpstr (conv->inputs[0].node->name, ==, kept ? "root" : "x");
     g_assert_true (clinfer_node_attr_ints (conv, "strides", &v, &nv, NULL));
     g_assert_cmpuint (nv, ==, 2);
     g_assert_cmpint (v[0], ==, geo.s);
