@@ -14,7 +14,9 @@
  * 128] (the general rows' planar stores; no packed rows) instead.
  * --lines adds the memory floor: only the reads of the cache lines the
  * taps read, with the rows' prefetches and no arithmetic (with --ring,
- * what reading the rows from memory costs whatever the code does).
+ * what reading the rows from memory costs whatever the code does), and
+ * as many lines read in one run from the frame's start (what the same
+ * bytes would cost laid out in the order the taps need them).
  *
  *   preprocess-bench [--frames N] [--rounds R] [--model M] [--evict-kb K]
  *       [--width W] [--height H] [--ring K] [--nchw] [--lines]
@@ -53,9 +55,10 @@ typedef struct
 /* Paths timed: inference alone (with a model), the general rows, the
  * packed NHWC rows. */
 enum
-{ PATH_NONE, PATH_GENERAL, PATH_PACKED, PATH_LINES, N_PATHS };
+{ PATH_NONE, PATH_GENERAL, PATH_PACKED, PATH_LINES, PATH_RUN, N_PATHS };
 static const gchar *path_names[N_PATHS] = {
-  "no pre-processing", "general rows", "packed rows", "lines only"
+  "no pre-processing", "general rows", "packed rows", "lines only",
+  "lines in one run"
 };
 
 /* The memory floor of the rows (--lines): one 8-byte read from every
@@ -74,8 +77,10 @@ tap_row (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
       * frame->stride[0];
 }
 
+/* With @run, as many lines read from the frame's start in one run. */
 static guint64
-touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame)
+touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
+    gboolean run)
 {
   const gint w = pp->config.width, h = pp->config.height;
   const gsize first = (gsize) MAX (pp->xtaps[0].i0, 0) * 4;
@@ -84,6 +89,15 @@ touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame)
   gint v, k;
   gsize off;
 
+  if (run) {
+    const gsize n = 2 * (gsize) h * ((last + 63) / 64 - first / 64) * 64;
+
+    for (off = 0; off < n; off += 64) {
+      memcpy (&x, frame->data[0] + off, sizeof (x));
+      sum += x;
+    }
+    return sum;
+  }
   for (v = 0; v < h; v++) {
     for (k = 0; k < 2; k++) {
       const guint8 *row = tap_row (pp, frame, v, k);
@@ -118,8 +132,8 @@ time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
       memset (b->evict, i, b->evict_size);
     b->frame.data[0] = b->ring[(b->next_frame++) % b->n_ring];
     t0 = thread_cpu_us ();
-    if (path == PATH_LINES)
-      b->lines_sum += touch_lines (b->pp, &b->frame);
+    if (path == PATH_LINES || path == PATH_RUN)
+      b->lines_sum += touch_lines (b->pp, &b->frame, path == PATH_RUN);
     else if (path != PATH_NONE)
       clinfer_preprocess_host_run (b->pp, &b->frame,
           clinfer_tensor_get_data (b->input));
@@ -187,7 +201,7 @@ main (int argc, char **argv)
         "NCHW f32 [1, 3, 128, 128] (planes) instead of NHWC", NULL},
     {"lines", 0, 0, G_OPTION_ARG_NONE, &lines,
         "also time the memory floor: only the reads of the cache lines the "
-        "taps read, no arithmetic", NULL},
+        "taps read, no arithmetic; and as many lines in one run", NULL},
     {"evict-kb", 'e', 0, G_OPTION_ARG_INT, &evict_kb,
         "KiB written between frames (default: 4096 without a model, else 0)",
         "K"},
@@ -204,7 +218,7 @@ main (int argc, char **argv)
   g_autofree guint8 *frame_data = NULL;
   Bench b = { 0 };
   gsize size, i;
-  gboolean want[N_PATHS] = { FALSE, TRUE, FALSE, FALSE };
+  gboolean want[N_PATHS] = { FALSE, TRUE, FALSE, FALSE, FALSE };
   gdouble pre[N_PATHS], infer[N_PATHS];
   g_autofree guint8 *general_out = NULL;
 
@@ -253,7 +267,7 @@ main (int argc, char **argv)
     want[PATH_NONE] = TRUE;
   }
   want[PATH_PACKED] = b.pp->packed_nhwc;
-  want[PATH_LINES] = lines;
+  want[PATH_LINES] = want[PATH_RUN] = lines;
   if (evict_kb < 0)
     evict_kb = model != NULL ? 0 : 4096;
   b.evict_size = (gsize) evict_kb * 1024;
