@@ -61,7 +61,7 @@ static const gchar *path_names[N_PATHS] = {
   "lines in one run"
 };
 
-/* The memory floor of the rows (--lines): one 8-byte read from every
+/* The memory floor of the rows (--lines): one 4-byte read from every
  * cache line of the frame rows the bilinear taps read (the two rows of
  * each model row, from the first column's tap to the last's), the next
  * model row's lines asked for into L2 a row ahead as the rows do, and no
@@ -84,13 +84,16 @@ touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
 {
   const gint w = pp->config.width, h = pp->config.height;
   const gsize first = (gsize) MAX (pp->xtaps[0].i0, 0) * 4;
-  const gsize last = (gsize) MAX (pp->xtaps[w - 1].i1, 0) * 4 + 8;
-  guint64 sum = 0, x;
+  const gsize last = (gsize) MAX (pp->xtaps[w - 1].i1, 0) * 4 + 4;
+  guint64 sum = 0;
+  guint32 x;                    /* one pixel: never past a row's end */
   gint v, k;
   gsize off;
 
   if (run) {
-    const gsize n = 2 * (gsize) h * ((last + 63) / 64 - first / 64) * 64;
+    /* Never past the frame (a small frame upscaled has fewer lines). */
+    const gsize n = MIN (2 * (gsize) h * ((last + 63) / 64 - first / 64)
+        * 64, (gsize) pp->frame.height * frame->stride[0]);
 
     for (off = 0; off < n; off += 64) {
       memcpy (&x, frame->data[0] + off, sizeof (x));
