@@ -17,9 +17,18 @@
  * what reading the rows from memory costs whatever the code does), and
  * as many lines read in one run from the frame's start (what the same
  * bytes would cost laid out in the order the taps need them).
+ * --overlap US asks whether those reads can hide under arithmetic on the
+ * same core, as pre-processing fused with the first conv would need:
+ * US microseconds of multiply-adds (8 independent chains) alone, the
+ * lines (as --lines reads them) then the arithmetic, and the two in 16
+ * bands of model rows, each band's arithmetic asking for the next band's
+ * lines (prefetches spread evenly through its loop) before reading them.
+ * --huge backs the frames with transparent huge pages (madvise), to see
+ * the page walks' share.
  *
  *   preprocess-bench [--frames N] [--rounds R] [--model M] [--evict-kb K]
  *       [--width W] [--height H] [--ring K] [--nchw] [--lines]
+ *       [--overlap US] [--huge]
  *
  * Registered as a meson benchmark: meson test -C build --benchmark
  * --suite preprocess. */
@@ -28,6 +37,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 static gdouble
 thread_cpu_us (void)
@@ -50,15 +62,20 @@ typedef struct
   guint8 *evict;
   gsize evict_size;
   guint64 lines_sum;            /* keeps the lines path's reads */
+  gint64 arith_steps;           /* --overlap: steps of arithmetic */
+  const guint8 **band;          /* --overlap: one band's line addresses */
 } Bench;
 
 /* Paths timed: inference alone (with a model), the general rows, the
  * packed NHWC rows. */
 enum
-{ PATH_NONE, PATH_GENERAL, PATH_PACKED, PATH_LINES, PATH_RUN, N_PATHS };
+{ PATH_NONE, PATH_GENERAL, PATH_PACKED, PATH_LINES, PATH_RUN, PATH_ARITH,
+  PATH_SERIAL, PATH_BANDED, N_PATHS
+};
 static const gchar *path_names[N_PATHS] = {
   "no pre-processing", "general rows", "packed rows", "lines only",
-  "lines in one run"
+  "lines in one run", "arithmetic only", "lines, arithmetic",
+  "lines under arith."
 };
 
 /* The memory floor of the rows (--lines): one 4-byte read from every
@@ -116,6 +133,93 @@ touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
   return sum;
 }
 
+/* --overlap: the lines of model rows @v0 .. @v1 - 1 (addresses into
+ * @lines when it is not NULL, else read once each; their count). */
+static gsize
+band_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
+    gint v0, gint v1, const guint8 ** lines, guint64 * sum)
+{
+  const gint w = pp->config.width;
+  const gsize first = (gsize) MAX (pp->xtaps[0].i0, 0) * 4;
+  const gsize last = (gsize) MAX (pp->xtaps[w - 1].i1, 0) * 4 + 4;
+  gsize n = 0, off;
+  guint32 x;
+  gint v, k;
+
+  for (v = v0; v < v1; v++)
+    for (k = 0; k < 2; k++)
+      for (off = first & ~(gsize) 63; off < last; off += 64, n++) {
+        const guint8 *p = tap_row (pp, frame, v, k) + off;
+        if (lines != NULL) {
+          lines[n] = p;
+        } else {
+          memcpy (&x, p, sizeof (x));
+          *sum += x;
+        }
+      }
+  return n;
+}
+
+typedef float Vec8 __attribute__ ((vector_size (32)));
+static Vec8 arith_state[8];
+
+/* @steps of 8 independent multiply-add chains, asking for one of the
+ * @n_lines @lines every steps / n_lines steps. */
+static void
+arithmetic (gint64 steps, const guint8 ** lines, gsize n_lines)
+{
+  const Vec8 m = { 0.999f, 0.999f, 0.999f, 0.999f, 0.999f, 0.999f, 0.999f,
+    0.999f
+  }, c = { 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f, 1e-3f };
+  const gint64 every = n_lines > 0 ? MAX (steps / (gint64) n_lines, 1) : 0;
+  Vec8 a[8];
+  gsize next = 0;
+  gint64 i;
+  gint j;
+
+  memcpy (a, arith_state, sizeof (a));
+  for (i = 0; i < steps; i++) {
+    for (j = 0; j < 8; j++)
+      a[j] = a[j] * m + c;
+    if (next < n_lines && i % every == 0)
+      __builtin_prefetch (lines[next++], 0, 3);
+  }
+  while (next < n_lines)
+    __builtin_prefetch (lines[next++], 0, 3);
+  memcpy (arith_state, a, sizeof (a));
+}
+
+#define OVERLAP_BANDS 16
+
+/* One frame of an --overlap path: @steps of arithmetic and the lines. */
+static guint64
+overlap_frame (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
+    gint path, gint64 steps, const guint8 ** lines)
+{
+  const gint h = pp->config.height;
+  guint64 sum = 0;
+  gint b;
+
+  if (path == PATH_ARITH) {
+    arithmetic (steps, NULL, 0);
+  } else if (path == PATH_SERIAL) {
+    sum = touch_lines (pp, frame, FALSE);
+    arithmetic (steps, NULL, 0);
+  } else {
+    band_lines (pp, frame, 0, h / OVERLAP_BANDS, NULL, &sum);
+    for (b = 0; b < OVERLAP_BANDS; b++) {
+      gint v0 = (b + 1) * h / OVERLAP_BANDS, v1 = (b + 2) * h / OVERLAP_BANDS;
+      gsize n = b + 1 < OVERLAP_BANDS ? band_lines (pp, frame, v0, v1, lines,
+          NULL) : 0;
+
+      arithmetic (steps / OVERLAP_BANDS, lines, n);
+      if (n > 0)
+        band_lines (pp, frame, v0, v1, NULL, &sum);
+    }
+  }
+  return sum;
+}
+
 /* @n_frames frames through @path; CPU microseconds per frame of the
  * pre-processing in @pre and of the inference in @infer. */
 static void
@@ -137,6 +241,9 @@ time_frames (Bench * b, gint path, gint n_frames, gdouble * pre,
     t0 = thread_cpu_us ();
     if (path == PATH_LINES || path == PATH_RUN)
       b->lines_sum += touch_lines (b->pp, &b->frame, path == PATH_RUN);
+    else if (path >= PATH_ARITH)
+      b->lines_sum += overlap_frame (b->pp, &b->frame, path, b->arith_steps,
+          b->band);
     else if (path != PATH_NONE)
       clinfer_preprocess_host_run (b->pp, &b->frame,
           clinfer_tensor_get_data (b->input));
@@ -186,7 +293,9 @@ main (int argc, char **argv)
 {
   gint n_frames = 200, n_rounds = 25, evict_kb = -1, n_ring = 1, r, path;
   gint width = 1280, height = 720;
-  gboolean nchw = FALSE, lines = FALSE;
+  gboolean nchw = FALSE, lines = FALSE, huge = FALSE;
+  gint overlap_us = 0;
+  guint8 *region = NULL;
   g_autofree gchar *model = NULL;
   GOptionEntry entries[] = {
     {"frames", 'n', 0, G_OPTION_ARG_INT, &n_frames, "frames per round", "N"},
@@ -205,6 +314,11 @@ main (int argc, char **argv)
     {"lines", 0, 0, G_OPTION_ARG_NONE, &lines,
         "also time the memory floor: only the reads of the cache lines the "
         "taps read, no arithmetic; and as many lines in one run", NULL},
+    {"overlap", 0, 0, G_OPTION_ARG_INT, &overlap_us,
+        "also time US microseconds of arithmetic alone, after the lines, and "
+        "in bands with the next band's lines prefetched inside it", "US"},
+    {"huge", 0, 0, G_OPTION_ARG_NONE, &huge,
+        "back the frames with transparent huge pages (madvise)", NULL},
     {"evict-kb", 'e', 0, G_OPTION_ARG_INT, &evict_kb,
         "KiB written between frames (default: 4096 without a model, else 0)",
         "K"},
@@ -232,9 +346,9 @@ main (int argc, char **argv)
     return 2;
   }
   if (n_frames < 1 || n_rounds < 1 || width < 1 || height < 1
-      || n_ring < 1) {
+      || n_ring < 1 || overlap_us < 0) {
     g_printerr ("--frames, --rounds, --ring, --width and --height must be "
-        "positive\n");
+        "positive, --overlap not negative\n");
     return 2;
   }
 
@@ -250,10 +364,23 @@ main (int argc, char **argv)
     frame_data[i] = (guint8) ((i * 2654435761u) >> 13);
   b.n_ring = n_ring;
   b.ring = g_new (guint8 *, n_ring);
-  b.ring[0] = frame_data;
-  for (r = 1; r < n_ring; r++)
-    b.ring[r] = g_memdup2 (frame_data, size);
-  b.frame.data[0] = frame_data;
+  if (huge) {
+    const gsize page = 2 * 1024 * 1024;
+    const gsize total = (size * n_ring + page - 1) / page * page;
+
+    region = g_aligned_alloc (total, 1, page);
+#ifdef __linux__
+    if (madvise (region, total, MADV_HUGEPAGE) != 0)
+      g_printerr ("madvise (MADV_HUGEPAGE) failed: frames in small pages\n");
+#endif
+    for (r = 0; r < n_ring; r++)
+      b.ring[r] = memcpy (region + (gsize) r * size, frame_data, size);
+  } else {
+    b.ring[0] = frame_data;
+    for (r = 1; r < n_ring; r++)
+      b.ring[r] = g_memdup2 (frame_data, size);
+  }
+  b.frame.data[0] = b.ring[0];
   b.frame.stride[0] = width * 4;
 
   b.pp = clinfer_preprocess_host_new (&info, &cfg, clinfer_cpu_isa_detect (),
@@ -271,6 +398,23 @@ main (int argc, char **argv)
   }
   want[PATH_PACKED] = b.pp->packed_nhwc;
   want[PATH_LINES] = want[PATH_RUN] = lines;
+  if (overlap_us > 0) {
+    const gsize first = (gsize) MAX (b.pp->xtaps[0].i0, 0) * 4;
+    const gsize last = (gsize) MAX (b.pp->xtaps[cfg.width - 1].i1, 0) * 4 + 4;
+    gint64 steps = 200000;
+    gdouble t, best = G_MAXDOUBLE;
+
+    /* Steps per microsecond: the faster of three tries. */
+    for (r = 0; r < 3; r++) {
+      t = thread_cpu_us ();
+      arithmetic (steps, NULL, 0);
+      best = MIN (best, thread_cpu_us () - t);
+    }
+    b.arith_steps = (gint64) (steps * overlap_us / MAX (best, 1.0));
+    b.band = g_new (const guint8 *, 2 * (gsize) cfg.height
+        * ((last - (first & ~(gsize) 63) + 63) / 64 + 1));
+    want[PATH_ARITH] = want[PATH_SERIAL] = want[PATH_BANDED] = TRUE;
+  }
   if (evict_kb < 0)
     evict_kb = model != NULL ? 0 : 4096;
   b.evict_size = (gsize) evict_kb * 1024;
@@ -322,9 +466,13 @@ main (int argc, char **argv)
   clinfer_preprocess_host_free (b.pp);
   clinfer_tensor_unref (b.input);
   g_free (b.evict);
-  for (r = 1; r < n_ring; r++)
-    g_free (b.ring[r]);
+  if (region != NULL)
+    g_aligned_free (region);
+  else
+    for (r = 1; r < n_ring; r++)
+      g_free (b.ring[r]);
   g_free (b.ring);
+  g_free (b.band);
   return 0;
 
 failed:
