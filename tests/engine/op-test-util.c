@@ -309,6 +309,30 @@ op_test_assert_close (const ClinferTensor *got, const ClinferTensor *ref,
 }
 
 void
+op_test_check_devices (OpTestBuild build, int form, guint32 seed, int opset,
+    ClinferTensor *x, const ClinferTensor *ref)
+{
+  static const char *const devices[] = { "CPU", "GPU" };
+
+  for (guint d = 0; d < G_N_ELEMENTS (devices); d++) {
+    g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+    g_autoptr (ClinferTensor) got = op_test_run_on (build (form, rand), opset,
+        devices[d], x);
+    if (got)
+      op_test_assert_close (got, ref, devices[d]);
+  }
+}
+
+void
+op_test_assert_pass_registered (const char *name, gboolean device_only)
+{
+  const ClinferPass *p = clinfer_pass_lookup (name);
+
+  g_assert_nonnull (p);
+  g_assert_cmpint (p->device_only, ==, device_only);
+}
+
+void
 op_test_set_conv_attrs (ClinferNode *n, int kh, int kw, int sh, int sw,
     int dh, int dw, int group, const char *auto_pad, const int64_t *pads,
     const char *act)

@@ -85,6 +85,17 @@ ClinferTensor *op_test_run_compiled_output (ClinferGraph *g, int opset,
 ClinferTensor *op_test_run_on (ClinferGraph *g, int opset, const char *device,
     ClinferTensor *x);
 
+/* A pass test's graph of form @form (its own enum) built from @rand. */
+typedef ClinferGraph *(*OpTestBuild) (int form, GRand *rand);
+/* @build (@form, a GRand seeded with @seed) compiled at @opset with every
+ * pass, run on @x on the CPU device and on the GPU device when one opens:
+ * each output close to @ref (op_test_assert_close ()). */
+void op_test_check_devices (OpTestBuild build, int form, guint32 seed,
+    int opset, ClinferTensor *x, const ClinferTensor *ref);
+/* Pass @name is in the pass list, compile only (skipped by
+ * clinfer-convert) when @device_only. */
+void op_test_assert_pass_registered (const char *name, gboolean device_only);
+
 /* Attributes of a 2-D Conv / FusedConv test node: kernel, strides,
  * dilations, group, and either auto_pad or the 4 pads; @act (may be NULL)
  * sets FusedConv's activation (Clip -0.25..0.5, LeakyRelu alpha 0.2). */

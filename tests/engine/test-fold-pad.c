@@ -107,7 +107,7 @@ pool_node (ClinferGraph *g, ClinferNode *x, const char *op, const int64_t *pads)
 
 /* The test graph of @form: x [2, 3, 9, 10] -> ... -> y. */
 static ClinferGraph *
-build (Form form, GRand *rand)
+build (int form, GRand *rand)
 {
   int opset = form_opset (form);
   ClinferGraph *g = op_test_graph (opset);
@@ -208,7 +208,6 @@ test_fold (gconstpointer data)
   g_autoptr (ClinferTensor) x = op_test_random (rand, 4, xd);
   g_autoptr (ClinferTensor) before = NULL, after = NULL;
   ClinferTensor *inputs[1] = { x };
-  const char *devices[] = { "CPU", "GPU" };
   gboolean changed = FALSE;
   GError *err = NULL;
 
@@ -226,13 +225,7 @@ test_fold (gconstpointer data)
   g_assert_no_error (err);
   op_test_assert_close (after, before, "fold-pad");
   /* Compiled (every pass, the devices' kernels for the folded pads). */
-  for (guint d = 0; d < G_N_ELEMENTS (devices); d++) {
-    g_autoptr (GRand) rand2 = g_rand_new_with_seed (11);
-    g_autoptr (ClinferTensor) got = op_test_run_on (build (form, rand2),
-        opset, devices[d], x);
-    if (got)
-      op_test_assert_close (got, before, devices[d]);
-  }
+  op_test_check_devices (build, form, 11, opset, x, before);
 }
 
 typedef struct {
@@ -346,10 +339,7 @@ test_pad_kernel (gconstpointer data)
 static void
 test_registered (void)
 {
-  const ClinferPass *p = clinfer_pass_lookup ("fold-pad");
-
-  g_assert_nonnull (p);
-  g_assert_false (p->device_only);
+  op_test_assert_pass_registered ("fold-pad", FALSE);
 }
 
 int

@@ -110,7 +110,7 @@ piece (ClinferGraph *g, Form form, const Geometry *geo, ClinferNode *x,
 
 /* The test graph of @form: x -> pieces -> Concat -> Conv -> y. */
 static ClinferGraph *
-build (Form form, GRand *rand)
+build (int form, GRand *rand)
 {
   ClinferGraph *g = op_test_graph (13);
   Geometry geo;
@@ -174,7 +174,6 @@ test_fold (gconstpointer data)
   Geometry geo;
   g_autoptr (ClinferTensor) x = NULL, before = NULL, after = NULL;
   ClinferTensor *inputs[1];
-  const char *devices[] = { "CPU", "GPU" };
   gboolean changed = FALSE;
   GError *err = NULL;
   guint n_slices;
@@ -218,13 +217,7 @@ test_fold (gconstpointer data)
   g_assert_no_error (err);
   op_test_assert_close (after, before, "fold-space-to-depth");
   /* Compiled: every pass, then the devices' convolution kernels. */
-  for (guint d = 0; d < G_N_ELEMENTS (devices); d++) {
-    g_autoptr (GRand) rand2 = g_rand_new_with_seed (5);
-    g_autoptr (ClinferTensor) got = op_test_run_on (build (form, rand2), 13,
-        devices[d], x);
-    if (got)
-      op_test_assert_close (got, before, devices[d]);
-  }
+  op_test_check_devices (build, form, 5, 13, x, before);
 }
 
 /* Compile only: clinfer-convert writes the Slices and the Concat as the
@@ -232,10 +225,7 @@ test_fold (gconstpointer data)
 static void
 test_registered (void)
 {
-  const ClinferPass *p = clinfer_pass_lookup ("fold-space-to-depth");
-
-  g_assert_nonnull (p);
-  g_assert_true (p->device_only);
+  op_test_assert_pass_registered ("fold-space-to-depth", TRUE);
 }
 
 int

@@ -76,7 +76,7 @@ input_dims (Form form, int64_t *xd)
 }
 
 static ClinferGraph *
-build (Form form, GRand *rand)
+build (int form, GRand *rand)
 {
   static const int64_t p1[] = { 1, 1, 1, 1 }, pa[] = { 2, 1, 1, 0 };
   ClinferGraph *g = op_test_graph (13);
@@ -177,7 +177,6 @@ test_hoist (gconstpointer data)
   ClinferPassContext ctx = { NULL, 13 };
   g_autoptr (ClinferTensor) x = NULL, before = NULL, after = NULL;
   ClinferTensor *inputs[1];
-  const char *devices[] = { "CPU", "GPU" };
   guint strided_before, pools_before;
   gboolean changed = FALSE;
   GError *err = NULL;
@@ -222,23 +221,14 @@ test_hoist (gconstpointer data)
     g_assert_cmpuint (op_test_count_ops (g, "MaxPool"), ==, pools_before);
   }
   /* Compiled: every pass, each device's kernels. */
-  for (guint d = 0; d < G_N_ELEMENTS (devices); d++) {
-    g_autoptr (GRand) rand2 = g_rand_new_with_seed (5);
-    g_autoptr (ClinferTensor) got = op_test_run_on (build (form, rand2), 13,
-        devices[d], x);
-    if (got)
-      op_test_assert_close (got, before, devices[d]);
-  }
+  op_test_check_devices (build, form, 5, 13, x, before);
 }
 
 /* Compile only: clinfer-convert writes the model's own strides. */
 static void
 test_registered (void)
 {
-  const ClinferPass *p = clinfer_pass_lookup ("hoist-strides");
-
-  g_assert_nonnull (p);
-  g_assert_true (p->device_only);
+  op_test_assert_pass_registered ("hoist-strides", TRUE);
 }
 
 int
