@@ -72,22 +72,18 @@ trace_piece (const ClinferGraph *graph, ClinferPortRef ref, Piece *p,
     if (!clinfer_slice_params (s, &x->shape, vals, &sp, &known, NULL)
         || !known)
       return FALSE;
+    /* Index j of this Slice's output is sp.start + sp.step * j of its
+     * input (sp.step is 1 where a dim keeps one element; dims within
+     * G_MAXINT32 and steps within MAX_STEP keep the products in range). */
     for (int d = 0; d < 4; d++) {
-      if (sp.len[d] < 1)
+      if (sp.len[d] < 1 || x->shape.dims[d] > G_MAXINT32 || sp.step[d] < 1
+          || sp.step[d] > MAX_STEP)
         return FALSE;
-      if (p->len[d] < 0) {
-        p->start[d] = sp.start[d];
-        p->step[d] = sp.len[d] > 1 ? sp.step[d] : 1;
+      if (p->len[d] < 0)
         p->len[d] = sp.len[d];
-      } else {
-        /* Index j below is sp.start + step * j of this Slice's input. */
-        if (sp.len[d] > 1 && (sp.step[d] < 1 || sp.step[d] > MAX_STEP))
-          return FALSE;
-        p->start[d] = sp.start[d] + (sp.len[d] > 1 ? sp.step[d] : 1)
-            * p->start[d];
-        p->step[d] *= sp.len[d] > 1 ? sp.step[d] : 1;
-      }
-      if (p->step[d] < 1 || p->step[d] > MAX_STEP)
+      p->start[d] = sp.start[d] + sp.step[d] * p->start[d];
+      p->step[d] *= sp.step[d];
+      if (p->step[d] > MAX_STEP)
         return FALSE;
     }
     g_ptr_array_add (chain, s);
@@ -99,7 +95,7 @@ trace_piece (const ClinferGraph *graph, ClinferPortRef ref, Piece *p,
 }
 
 /* The Concat @cat's pieces as offsets @dy / @dx (s * s of them) of one
- * tensor *@root with step *@s; the Slices go to @chain. */
+ * tensor *@root with step *@s; @chain is emptied, then holds the Slices. */
 static gboolean
 match_pieces (const ClinferGraph *graph, const ClinferNode *cat,
     ClinferPortRef *root, int64_t *s, int64_t *dy, int64_t *dx,
@@ -107,6 +103,8 @@ match_pieces (const ClinferGraph *graph, const ClinferNode *cat,
 {
   gboolean seen[MAX_STEP * MAX_STEP] = { FALSE };
   ClinferPortDesc *xd;
+
+  g_ptr_array_set_size (chain, 0);
 
   for (guint i = 0; i < cat->n_inputs; i++) {
     ClinferPortRef r;
@@ -184,8 +182,8 @@ fold (ClinferGraph *graph, ClinferNode *conv, ClinferNode *cat,
 
   if (w2 == NULL)
     return FALSE;
+  /* The s * s distinct offsets write every weight once. */
   dst = clinfer_tensor_get_data (w2);
-  memset (dst, 0, clinfer_tensor_get_byte_size (w2));
   for (int64_t o = 0; o < m; o++)
     for (guint i = 0; i < cat->n_inputs; i++)
       for (int64_t ch = 0; ch < c; ch++)
@@ -220,13 +218,13 @@ clinfer_pass_fold_space_to_depth (ClinferGraph *graph,
 {
   g_autoptr (GPtrArray) order = clinfer_graph_topological_order (graph, error);
   g_autoptr (GHashTable) removed = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) chain = g_ptr_array_new ();
 
   (void) ctx;
   if (order == NULL)
     return FALSE;
   for (guint i = 0; i < order->len; i++) {
     ClinferNode *conv = g_ptr_array_index (order, i), *cat;
-    g_autoptr (GPtrArray) chain = g_ptr_array_new ();
     int64_t dy[MAX_STEP * MAX_STEP], dx[MAX_STEP * MAX_STEP], s = 0, axis = 0;
     ClinferPortDesc *cd, *wd;
     ClinferPortRef root = { NULL, 0 };
