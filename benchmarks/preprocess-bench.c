@@ -94,23 +94,33 @@ tap_row (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
       * frame->stride[0];
 }
 
+/* In a frame row, the offset of the first cache line the taps read and
+ * the end of the last tap's pixel (the lines: first, first + 64, ... up
+ * to last). */
+static void
+tap_span (const ClinferPreprocessHost * pp, gsize * first, gsize * last)
+{
+  *first = ((gsize) MAX (pp->xtaps[0].i0, 0) * 4) & ~(gsize) 63;
+  *last = (gsize) MAX (pp->xtaps[pp->config.width - 1].i1, 0) * 4 + 4;
+}
+
 /* With @run, as many lines read from the frame's start in one run. */
 static guint64
 touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
     gboolean run)
 {
-  const gint w = pp->config.width, h = pp->config.height;
-  const gsize first = (gsize) MAX (pp->xtaps[0].i0, 0) * 4;
-  const gsize last = (gsize) MAX (pp->xtaps[w - 1].i1, 0) * 4 + 4;
+  const gint h = pp->config.height;
   guint64 sum = 0;
   guint32 x;                    /* one pixel: never past a row's end */
   gint v, k;
-  gsize off;
+  gsize first, last, off;
+
+  tap_span (pp, &first, &last);
 
   if (run) {
     /* Never past the frame (a small frame upscaled has fewer lines). */
-    const gsize n = MIN (2 * (gsize) h * ((last + 63) / 64 - first / 64)
-        * 64, (gsize) pp->frame.height * frame->stride[0]);
+    const gsize n = MIN (2 * (gsize) h * ((last - first + 63) / 64) * 64,
+        (gsize) pp->frame.height * frame->stride[0]);
 
     for (off = 0; off < n; off += 64) {
       memcpy (&x, frame->data[0] + off, sizeof (x));
@@ -123,7 +133,7 @@ touch_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
       const guint8 *row = tap_row (pp, frame, v, k);
       const guint8 *next = v + 1 < h ? tap_row (pp, frame, v + 1, k) : row;
 
-      for (off = first & ~(gsize) 63; off < last; off += 64) {
+      for (off = first; off < last; off += 64) {
         __builtin_prefetch (next + off, 0, 2);
         memcpy (&x, row + off, sizeof (x));
         sum += x;
@@ -139,16 +149,15 @@ static gsize
 band_lines (const ClinferPreprocessHost * pp, const ClinferFrame * frame,
     gint v0, gint v1, const guint8 ** lines, guint64 * sum)
 {
-  const gint w = pp->config.width;
-  const gsize first = (gsize) MAX (pp->xtaps[0].i0, 0) * 4;
-  const gsize last = (gsize) MAX (pp->xtaps[w - 1].i1, 0) * 4 + 4;
-  gsize n = 0, off;
+  gsize n = 0, first, last, off;
   guint32 x;
   gint v, k;
 
+  tap_span (pp, &first, &last);
+
   for (v = v0; v < v1; v++)
     for (k = 0; k < 2; k++)
-      for (off = first & ~(gsize) 63; off < last; off += 64, n++) {
+      for (off = first; off < last; off += 64, n++) {
         const guint8 *p = tap_row (pp, frame, v, k) + off;
         if (lines != NULL) {
           lines[n] = p;
@@ -399,8 +408,7 @@ main (int argc, char **argv)
   want[PATH_PACKED] = b.pp->packed_nhwc;
   want[PATH_LINES] = want[PATH_RUN] = lines;
   if (overlap_us > 0) {
-    const gsize first = (gsize) MAX (b.pp->xtaps[0].i0, 0) * 4;
-    const gsize last = (gsize) MAX (b.pp->xtaps[cfg.width - 1].i1, 0) * 4 + 4;
+    gsize first, last;
     gint64 steps = 200000;
     gdouble t, best = G_MAXDOUBLE;
 
@@ -411,8 +419,9 @@ main (int argc, char **argv)
       best = MIN (best, thread_cpu_us () - t);
     }
     b.arith_steps = (gint64) (steps * overlap_us / MAX (best, 1.0));
+    tap_span (b.pp, &first, &last);
     b.band = g_new (const guint8 *, 2 * (gsize) cfg.height
-        * ((last - (first & ~(gsize) 63) + 63) / 64 + 1));
+        * ((last - first + 63) / 64));
     want[PATH_ARITH] = want[PATH_SERIAL] = want[PATH_BANDED] = TRUE;
   }
   if (evict_kb < 0)
