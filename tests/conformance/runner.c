@@ -23,8 +23,18 @@ typedef struct {
   gboolean verbose;
   gboolean no_fork;
   int sample;                /* run every N-th test (N > 1: a sample) */
+  int sample_offset;         /* ... starting at this one (0 to N - 1): shards */
   int timeout_s;
 } Options;
+
+/* g_ptr_array_sort () passes pointers to the elements: sorts the names
+ * themselves (by their addresses, as g_strcmp0 on the pointers did, the
+ * order changed from run to run, and so did what --sample picked). */
+static gint
+compare_paths (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
 
 /* ---- comparison ---- */
 
@@ -174,7 +184,7 @@ run_test (const Options *o, const char *test_dir, GString *why)
   while (dir && (name = g_dir_read_name (dir)))
     if (g_str_has_prefix (name, "test_data_set_"))
       g_ptr_array_add (sets, g_build_filename (test_dir, name, NULL));
-  g_ptr_array_sort (sets, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (sets, compare_paths);
   if (sets->len == 0) {
     g_string_assign (why, "no test_data_set_* folder");
     return FALSE;
@@ -264,7 +274,7 @@ list_tests (const char *suite_dir)
 
   while (dir && (name = g_dir_read_name (dir)))
     g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, (GCompareFunc) g_strcmp0);
+  g_ptr_array_sort (names, compare_paths);
   return names;
 }
 
@@ -288,7 +298,7 @@ run_all (const Options *o, GHashTable *expected)
 
       if (o->filter && !strstr (id, o->filter))
         continue;
-      if (o->sample > 1 && (index++ % o->sample) != 0)
+      if (o->sample > 1 && (index++ % o->sample) != o->sample_offset)
         continue;
       run++;
       ok = run_test_isolated (o, test_dir, why);
@@ -333,6 +343,9 @@ main (int argc, char **argv)
     { "filter", 0, 0, G_OPTION_ARG_STRING, &o.filter, "only tests containing TEXT", "TEXT" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &o.device, "device (default CPU)", "NAME" },
     { "sample", 0, 0, G_OPTION_ARG_INT, &o.sample, "run every N-th test", "N" },
+    { "sample-offset", 0, 0, G_OPTION_ARG_INT, &o.sample_offset,
+        "with --sample N, start at test K (0 to N-1; N runs with K = 0..N-1 "
+        "split the list into shards)", "K" },
     { "timeout", 0, 0, G_OPTION_ARG_INT, &o.timeout_s, "seconds per test", "S" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &o.verbose, "print each failure", NULL },
     { "no-fork", 0, 0, G_OPTION_ARG_NONE, &o.no_fork, "run tests in-process", NULL },
@@ -345,6 +358,11 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &err)) {
     fprintf (stderr, "conformance: %s\n", err->message);
+    return 2;
+  }
+  if (o.sample < 1 || o.sample_offset < 0 || o.sample_offset >= o.sample) {
+    fprintf (stderr, "conformance: --sample-offset %d is outside 0 to %d "
+        "(--sample %d)\n", o.sample_offset, o.sample - 1, o.sample);
     return 2;
   }
   if (o.data_dir == NULL)
