@@ -363,6 +363,11 @@ main (int argc, char **argv)
   if (o.sample < 1 || o.sample_offset < 0 || o.sample_offset >= o.sample) {
     fprintf (stderr, "conformance: --sample-offset %d is outside 0 to %d "
         "(--sample %d)\n", o.sample_offset, o.sample - 1, o.sample);
+    g_free (o.data_dir);
+    g_free (o.device);
+    g_free (o.expected_file);
+    g_free (o.write_list);
+    g_free (o.filter);
     return 2;
   }
   if (o.data_dir == NULL)
