@@ -770,6 +770,74 @@ test_gpu_matches_host (void)
           }
 }
 
+#ifdef CLINFER_HAVE_OPENCL
+/* What crosses to the device per frame (bytes-copied): nothing where the
+ * device shares host memory (the planes are read in place); elsewhere the
+ * model input the host rows wrote, not the frame (run with
+ * CLINFER_OPENCL_DISCRETE=1 on PoCL: test preprocess-gpu-discrete); never
+ * anything for a frame already in a remote tensor. */
+static void
+test_gpu_bytes_copied (void)
+{
+  g_autoptr (ClinferCompiled) compiled = compile_on (device);
+  ClinferRemoteContext *ctx = clinfer_compiled_get_remote_context (compiled);
+  OclCore *core = ((OclDevice *) ctx->device)->core;
+  ClinferFrameInfo info = { CLINFER_PIXEL_FORMAT_BGRX, 640, 360,
+    CLINFER_COLOR_MATRIX_BT601, FALSE
+  };
+  ClinferPreprocessConfig c = make_config (32, 24, 3, CLINFER_LAYOUT_NCHW,
+      CLINFER_TYPE_F32, CLINFER_RESIZE_STRETCH);
+  guint64 item_bytes = 32 * 24 * 3 * sizeof (float);
+  ClinferFrame frame;
+  GError *err = NULL;
+  gsize total, i, n = n_values (&c);
+  g_autofree guint8 *data = make_frame (&info, 0, 11, &frame, &total);
+  g_autofree float *want = host_values (&info, &c, CLINFER_CPU_ISA_GENERIC,
+      &frame, NULL);
+  g_autofree float *got = NULL;
+  ClinferShape shape = { 1, {(int64_t) total} };
+  g_autoptr (ClinferRemoteTensor) remote = NULL;
+  ClinferPreprocess *pp = clinfer_preprocess_new (compiled, &info, &c, &err);
+
+  g_assert_no_error (err);
+  g_assert_true (clinfer_preprocess_bind (pp, NULL, 0, &err));
+  /* Twice: the second frame reuses what the first queued. */
+  for (i = 0; i < 2; i++) {
+    g_assert_true (clinfer_preprocess_run (pp, &frame, &err));
+    g_assert_no_error (err);
+    g_assert_cmpuint (clinfer_preprocess_get_bytes_copied (pp), ==,
+        core->unified_memory ? 0 : item_bytes);
+  }
+  clinfer_preprocess_done (pp);
+  got = remote_values (clinfer_preprocess_get_remote_tensor (pp), &c);
+  for (i = 0; i < n; i++)
+    g_assert_cmpfloat_with_epsilon (got[i], want[i], 2e-3);
+
+  remote = clinfer_remote_context_create_tensor (ctx, CLINFER_TYPE_U8,
+      &shape, &err);
+  g_assert_no_error (err);
+  {
+    g_autoptr (ClinferTensor) bytes = clinfer_tensor_new_wrapped
+        (CLINFER_TYPE_U8, &shape, NULL, data, NULL, NULL, &err);
+
+    g_assert_no_error (err);
+    g_assert_true (clinfer_remote_tensor_write (remote, bytes, &err));
+  }
+  frame.offset[0] = frame.data[0] - data;
+  frame.data[0] = NULL;
+  frame.remote[0] = remote;
+  g_assert_true (clinfer_preprocess_run (pp, &frame, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (clinfer_preprocess_get_bytes_copied (pp), ==, 0);
+  clinfer_preprocess_done (pp);
+  g_free (got);
+  got = remote_values (clinfer_preprocess_get_remote_tensor (pp), &c);
+  for (i = 0; i < n; i++)
+    g_assert_cmpfloat_with_epsilon (got[i], want[i], 2e-3);
+  clinfer_preprocess_free (pp);
+}
+#endif
+
 /* Batched inputs in remote tensors: the kernel writes the item asked. */
 static void
 test_gpu_batch_items (void)
@@ -914,6 +982,7 @@ main (int argc, char **argv)
     g_test_add_func ("/preprocess/gpu/bad-frames", test_gpu_bad_frames);
     g_test_add_func ("/preprocess/gpu/batch-items", test_gpu_batch_items);
 #ifdef CLINFER_HAVE_OPENCL
+    g_test_add_func ("/preprocess/gpu/bytes-copied", test_gpu_bytes_copied);
     g_test_add_func ("/preprocess/gpu/host-planes-in-place",
         test_gpu_host_planes_in_place);
 #endif

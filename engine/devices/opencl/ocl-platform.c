@@ -265,7 +265,10 @@ core_fill_info (OclCore *core)
   clGetDeviceInfo (core->device, CL_DEVICE_LOCAL_MEM_SIZE,
       sizeof (core->local_mem), &core->local_mem, NULL);
   core->gpu_shaped = gpu_shaped (core->type);
-  core->unified_memory = unified == CL_TRUE;
+  /* CLINFER_OPENCL_DISCRETE=1 treats the device as not sharing host
+   * memory (tests: a discrete GPU's copies on PoCL and oclgrind). */
+  core->unified_memory = unified == CL_TRUE
+      && g_strcmp0 (g_getenv ("CLINFER_OPENCL_DISCRETE"), "1") != 0;
   core->fp16 = has_fp16 (core->device);
   /* CLINFER_OPENCL_DISABLE_FP64=1 hides cl_khr_fp64 (tests: the f64 ops'
    * fallback on a device that has it). */

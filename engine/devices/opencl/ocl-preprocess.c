@@ -7,6 +7,15 @@
  * constants are the host rows' own tables (plan/preprocess-host.c),
  * uploaded once, so both compute the same values.
  *
+ * On a device that does not share host memory (a discrete GPU) a frame in
+ * host memory would cross the bus whole for the kernel to read a few of
+ * its lines (3.7 MB per 1280x720 BGRx frame: on an H200 the element took
+ * 1.1-1.35 ms per frame over its source against 0.65 ms of BlazeFace 128
+ * inference when the frame crossed whole): there the host rows
+ * write the model input, and only that is copied (196 KB for BlazeFace
+ * 128), queued without waiting. Frames in remote tensors still go to the
+ * kernel.
+ *
  * Copyright (C) 2025 the clinfer authors
  * SPDX-License-Identifier: Apache-2.0
  */
@@ -24,6 +33,9 @@ typedef struct {
   /* What the last queued kernel reads, kept until it is done. */
   OclPreprocessFrame pending;
   gboolean has_pending;
+  /* The host rows' output for a device without host memory: the last
+   * queued copy reads it until done (has_pending). */
+  gpointer staging;
 } OclPreprocess;
 
 /* The taps as the kernel reads them: (i0, i1, bits of the weight, 0). */
@@ -174,6 +186,52 @@ ocl_preprocess_done (ClinferDevicePreprocess *base)
   self->has_pending = FALSE;
 }
 
+/* TRUE when every plane @frame has is in host memory. */
+static gboolean
+host_planes_only (const ClinferFrame *frame)
+{
+  int p;
+
+  for (p = 0; p < CLINFER_FRAME_MAX_PLANES; p++)
+    if (frame->remote[p] != NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* The host rows into the staging buffer, then one queued copy of the
+ * item into @out at element @out_base. */
+static gboolean
+run_on_host (OclPreprocess *self, cl_mem out, cl_long out_base,
+    const ClinferFrame *frame, guint64 *copied, GError **error)
+{
+  const ClinferPreprocessConfig *cfg = &self->tables->config;
+  gsize esize = clinfer_element_type_size (cfg->type);
+  gsize bytes = (gsize) cfg->width * cfg->height * cfg->channels * esize;
+  cl_int err;
+
+  if (!clinfer_frame_check (&self->tables->frame, frame, TRUE, error))
+    return FALSE;
+  if (self->staging == NULL) {
+    self->staging = g_try_malloc (bytes);
+    if (self->staging == NULL) {
+      g_set_error (error, CLINFER_ERROR, CLINFER_ERROR_OUT_OF_MEMORY,
+          "pre-processing: cannot allocate %" G_GSIZE_FORMAT " bytes for "
+          "the model input on the host", bytes);
+      return FALSE;
+    }
+  }
+  clinfer_preprocess_host_run (self->tables, frame, self->staging);
+  err = clEnqueueWriteBuffer (self->core->queue, out, CL_FALSE,
+      (size_t) out_base * esize, bytes, self->staging, 0, NULL, NULL);
+  if (!clinfer_ocl_check (err, "pre-processing: clEnqueueWriteBuffer "
+          "(the model input)", error))
+    return FALSE;
+  self->has_pending = TRUE;
+  if (copied != NULL)
+    *copied += bytes;
+  return TRUE;
+}
+
 static gboolean
 ocl_preprocess_run (ClinferDevicePreprocess *base, ClinferRemoteTensor *input,
     guint item, const ClinferFrame *frame, guint64 *copied, GError **error)
@@ -190,6 +248,8 @@ ocl_preprocess_run (ClinferDevicePreprocess *base, ClinferRemoteTensor *input,
 
   ocl_preprocess_done (base);
   out = (cl_mem) clinfer_remote_tensor_get_cl_mem (input, error);
+  if (out != NULL && !self->core->unified_memory && host_planes_only (frame))
+    return run_on_host (self, out, out_base, frame, copied, error);
   if (out == NULL || !clinfer_ocl_preprocess_frame_import (f, self->core,
           &self->tables->frame, frame, copied, error))
     return FALSE;
@@ -236,6 +296,7 @@ ocl_preprocess_free (ClinferDevicePreprocess *base)
     clReleaseMemObject (self->ytaps);
   if (self->core != NULL)
     clinfer_ocl_core_unref (self->core);
+  g_free (self->staging);
   g_free (self);
 }
 

@@ -103,7 +103,9 @@ typedef struct {
  * clinfer_remote_tensor_new_from_cl_mem(), holding the plane at byte
  * @offset); @stride is the bytes between rows. On the GPU device host
  * planes are wrapped (CL_MEM_USE_HOST_PTR), not copied, where the device
- * shares host memory; the CPU device reads host planes only.
+ * shares host memory; elsewhere (a discrete GPU) the host rows write the
+ * model input and only it is copied. The CPU device reads host planes
+ * only.
  */
 typedef struct {
   const guint8 *data[CLINFER_FRAME_MAX_PLANES];
