@@ -360,9 +360,9 @@ main (int argc, char **argv)
     fprintf (stderr, "conformance: %s\n", err->message);
     return 2;
   }
-  if (o.sample < 1 || o.sample_offset < 0 || o.sample_offset >= o.sample) {
+  if (o.sample_offset < 0 || o.sample_offset >= MAX (o.sample, 1)) {
     fprintf (stderr, "conformance: --sample-offset %d is outside 0 to %d "
-        "(--sample %d)\n", o.sample_offset, o.sample - 1, o.sample);
+        "(--sample %d)\n", o.sample_offset, MAX (o.sample, 1) - 1, o.sample);
     g_free (o.data_dir);
     g_free (o.device);
     g_free (o.expected_file);
