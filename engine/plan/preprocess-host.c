@@ -524,6 +524,13 @@ clinfer_preprocess_input_shape (const ClinferPreprocessConfig * c,
   shape->dims[3] = nchw ? c->width : c->channels;
 }
 
+gsize
+clinfer_preprocess_item_bytes (const ClinferPreprocessConfig * c)
+{
+  return (gsize) c->width * c->height * c->channels
+      * clinfer_element_type_size (c->type);
+}
+
 gboolean
 clinfer_preprocess_host_has_avx2 (void)
 {

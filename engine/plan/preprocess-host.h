@@ -119,6 +119,8 @@ void clinfer_preprocess_host_free (ClinferPreprocessHost *self);
 /* The model input of @config: [1, C, H, W] or [1, H, W, C]. */
 void clinfer_preprocess_input_shape (const ClinferPreprocessConfig *config,
     ClinferShape *shape);
+/* Bytes of one item of that input (one frame's model input). */
+gsize clinfer_preprocess_item_bytes (const ClinferPreprocessConfig *config);
 /* TRUE when the AVX2 rows are built in and this machine (and
  * CLINFER_CPU_ISA) allows them. */
 gboolean clinfer_preprocess_host_has_avx2 (void);

@@ -221,8 +221,7 @@ clinfer_preprocess_run_item (ClinferPreprocess *pp, const ClinferFrame *frame,
           clinfer_tensor_get_shape (input), item, error)
       || !clinfer_frame_check (&pp->host->frame, frame, TRUE, error))
     return FALSE;
-  item_bytes = (gsize) cfg->width * cfg->height * cfg->channels
-      * clinfer_element_type_size (cfg->type);
+  item_bytes = clinfer_preprocess_item_bytes (cfg);
   clinfer_preprocess_host_run (pp->host, frame,
       (guint8 *) clinfer_tensor_get_data (input) + item * item_bytes);
   return TRUE;

@@ -17,6 +17,8 @@ SHARDS = 3
 
 
 def run(exe, data, out, extra):
+    """The tests that passed and the number run ("conformance on CPU: P of
+    N passed; ...")."""
     cmd = [exe, "--data", data, "--device", "CPU", "--filter", FILTER,
            "--write-list", out] + extra
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -24,7 +26,9 @@ def run(exe, data, out, extra):
     with open(out) as f:
         passed = {line.strip() for line in f if line.strip()}
     runs = [l for l in proc.stdout.splitlines() if l.startswith("conformance on")]
-    return proc.returncode, passed, runs[-1] if runs else proc.stdout
+    if not runs:
+        sys.exit("no summary line from %s:\n%s" % (" ".join(cmd), proc.stdout))
+    return passed, int(runs[-1].split(" of ")[1].split()[0])
 
 
 def main(argv):
@@ -36,13 +40,12 @@ def main(argv):
         print("%s not found (install libonnx-testdata): skipped" % data)
         return 77
     with tempfile.TemporaryDirectory() as tmp:
-        _, whole, whole_line = run(exe, data, os.path.join(tmp, "all"), [])
-        ran_whole = int(whole_line.split(" of ")[1].split()[0])
+        whole, ran_whole = run(exe, data, os.path.join(tmp, "all"), [])
         parts, ran = [], 0
         for k in range(SHARDS):
-            _, passed, line = run(exe, data, os.path.join(tmp, "part%d" % k),
-                                  ["--sample", str(SHARDS), "--sample-offset", str(k)])
-            ran += int(line.split(" of ")[1].split()[0])
+            passed, n = run(exe, data, os.path.join(tmp, "part%d" % k),
+                            ["--sample", str(SHARDS), "--sample-offset", str(k)])
+            ran += n
             parts.append(passed)
         bad = subprocess.run([exe, "--data", data, "--sample", str(SHARDS),
                               "--sample-offset", str(SHARDS)],

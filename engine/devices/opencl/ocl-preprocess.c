@@ -198,15 +198,13 @@ host_planes_only (const ClinferFrame *frame)
   return TRUE;
 }
 
-/* The host rows into the staging buffer, then one queued copy of the
- * item into @out at element @out_base. */
+/* The host rows into the staging buffer, then one queued copy of it into
+ * item @item of @out. */
 static gboolean
-run_on_host (OclPreprocess *self, cl_mem out, cl_long out_base,
+run_on_host (OclPreprocess *self, cl_mem out, guint item,
     const ClinferFrame *frame, guint64 *copied, GError **error)
 {
-  const ClinferPreprocessConfig *cfg = &self->tables->config;
-  gsize esize = clinfer_element_type_size (cfg->type);
-  gsize bytes = (gsize) cfg->width * cfg->height * cfg->channels * esize;
+  gsize bytes = clinfer_preprocess_item_bytes (&self->tables->config);
   cl_int err;
 
   if (!clinfer_frame_check (&self->tables->frame, frame, TRUE, error))
@@ -222,7 +220,7 @@ run_on_host (OclPreprocess *self, cl_mem out, cl_long out_base,
   }
   clinfer_preprocess_host_run (self->tables, frame, self->staging);
   err = clEnqueueWriteBuffer (self->core->queue, out, CL_FALSE,
-      (size_t) out_base * esize, bytes, self->staging, 0, NULL, NULL);
+      (size_t) item * bytes, bytes, self->staging, 0, NULL, NULL);
   if (!clinfer_ocl_check (err, "pre-processing: clEnqueueWriteBuffer "
           "(the model input)", error))
     return FALSE;
@@ -249,7 +247,7 @@ ocl_preprocess_run (ClinferDevicePreprocess *base, ClinferRemoteTensor *input,
   ocl_preprocess_done (base);
   out = (cl_mem) clinfer_remote_tensor_get_cl_mem (input, error);
   if (out != NULL && !self->core->unified_memory && host_planes_only (frame))
-    return run_on_host (self, out, out_base, frame, copied, error);
+    return run_on_host (self, out, item, frame, copied, error);
   if (out == NULL || !clinfer_ocl_preprocess_frame_import (f, self->core,
           &self->tables->frame, frame, copied, error))
     return FALSE;
